@@ -1,0 +1,35 @@
+// Event-queue throughput: a hold model (pop one event, push one at a random later time) at several queue
+// sizes, the access pattern of a packet simulator. Reports events per second.
+#include <benchmark/benchmark.h>
+
+#include "rocesim/core/event_queue.hpp"
+#include "rocesim/core/rng.hpp"
+
+namespace {
+
+struct Sink final : rocesim::EventHandler {
+  uint64_t n = 0;
+  void handle_event(uint32_t, uint64_t arg) override { n += arg; }
+};
+
+void BM_EventQueueHold(benchmark::State& state) {
+  rocesim::EventQueue q;
+  rocesim::Rng rng(1, "bench");
+  Sink sink;
+  const auto size = static_cast<size_t>(state.range(0));
+  for (size_t i = 0; i < size; ++i) {
+    q.push(rocesim::Time::ps(static_cast<int64_t>(rng.below(1'000'000))), &sink, 0, i);
+  }
+  for (auto _ : state) {
+    const rocesim::Event e = q.pop();
+    e.handler->handle_event(e.kind(), e.arg);
+    q.push(e.t + rocesim::Time::ps(static_cast<int64_t>(1 + rng.below(1'000'000))), &sink, 0, e.arg);
+  }
+  state.SetItemsProcessed(state.iterations());
+  benchmark::DoNotOptimize(sink.n);
+}
+BENCHMARK(BM_EventQueueHold)->Arg(64)->Arg(1024)->Arg(16384)->Arg(262144);
+
+}  // namespace
+
+BENCHMARK_MAIN();

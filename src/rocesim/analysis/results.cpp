@@ -1,0 +1,170 @@
+#include "rocesim/analysis/results.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rocesim {
+
+double percentile(std::vector<double>& v, double q) {
+  if (v.empty()) {
+    return std::nan("");
+  }
+  std::sort(v.begin(), v.end());
+  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[rank == 0 ? 0 : rank - 1];
+}
+
+double slowdown(Time fct, Time ideal) {
+  if (ideal.ps() <= 0) {
+    return 1.0;
+  }
+  return std::max(1.0, static_cast<double>(fct.ps()) / static_cast<double>(ideal.ps()));
+}
+
+namespace {
+nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
+}  // namespace
+
+nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
+  Network& net = s.net();
+  nlohmann::json j;
+  j["sim_time_ns"] = s.sim().now().ps() / 1000;
+  j["wall_time_s"] = info.wall_time_s;
+  j["events"] = s.sim().events();
+  j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.sim().events()) / info.wall_time_s : 0.0;
+  int64_t completed = 0, retx = 0, timeouts = 0, naks = 0;
+  std::vector<double> sd, fct;
+  for (const auto& f : net.flows().all()) {
+    retx += f.retransmits;
+    timeouts += f.timeouts;
+    naks += f.naks;
+    if (f.done) {
+      ++completed;
+      sd.push_back(slowdown(f.end - f.spec.start, f.ideal_fct));
+      fct.push_back(static_cast<double>((f.end - f.spec.start).ps()) / 1000.0);
+    }
+  }
+  const int64_t total = static_cast<int64_t>(net.flows().all().size());
+  j["flows"] = {{"total", total}, {"completed", completed}, {"unfinished", total - completed}};
+  j["fct_slowdown"] = {{"p50", number_or_null(percentile(sd, 0.5))},
+                       {"p95", number_or_null(percentile(sd, 0.95))},
+                       {"p99", number_or_null(percentile(sd, 0.99))}};
+  j["fct_ns"] = {{"p50", number_or_null(percentile(fct, 0.5))}, {"p99", number_or_null(percentile(fct, 0.99))}};
+  int64_t drops = 0, lossless_drops = 0, pause_frames = 0, resume_frames = 0, marked = 0;
+  nlohmann::json by_reason = nlohmann::json::object();
+  uint8_t lossless = 0;
+  for (int64_t c : s.scenario().sw.pfc.priorities) {
+    lossless |= static_cast<uint8_t>(1u << c);
+  }
+  for (const auto& sw : net.switches()) {
+    for (uint16_t p = 0; p < sw->num_ports(); ++p) {
+      for (int c = 0; c < 8; ++c) {
+        const auto& k = sw->counters(p, c);
+        for (int r = 0; r < kDropReasons; ++r) {
+          drops += k.drops[r];
+          if (lossless & (1u << c)) {
+            lossless_drops += k.drops[r];
+          }
+          if (k.drops[r]) {
+            const std::string name = to_string(static_cast<DropReason>(r));
+            by_reason[name] = by_reason.value(name, int64_t{0}) + k.drops[r];
+          }
+        }
+        pause_frames += k.xoff_sent;
+        resume_frames += k.xon_sent;
+        marked += k.ecn_marked;
+      }
+    }
+  }
+  int64_t cnps = 0, data_sent = 0;
+  for (const auto& n : net.nics()) {
+    cnps += n->counters().cnps_sent;
+    data_sent += n->counters().data_sent;
+  }
+  j["drops"] = {{"total", drops}, {"lossless", lossless_drops}, {"by_reason", by_reason}};
+  j["pfc"] = {{"pause_frames", pause_frames}, {"resume_frames", resume_frames}};
+  j["ecn"] = {{"marked", marked}};
+  j["cnp"] = {{"sent", cnps}};
+  j["transport"] = {{"data_packets_sent", data_sent}, {"retransmits", retx}, {"timeouts", timeouts}, {"naks", naks}};
+  const auto cons = net.conservation();
+  j["packets"] = {{"sent", cons.sent},
+                  {"delivered", cons.delivered},
+                  {"dropped", cons.dropped},
+                  {"in_network", cons.in_network},
+                  {"conserved", cons.holds()}};
+  j["scenario"] = s.resolved();
+  return j;
+}
+
+std::string flows_csv(const Network& net) {
+  std::string out = "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps\n";
+  for (const auto& f : net.flows().all()) {
+    const auto ns = [](Time t) { return fmt::format("{:.3f}", static_cast<double>(t.ps()) / 1000.0); };
+    if (f.done) {
+      const Time fct = f.end - f.spec.start;
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{}\n", f.id, f.spec.src, f.spec.dst, f.spec.size.count(),
+                         f.spec.priority, ns(f.spec.start), ns(f.end), ns(fct), ns(f.ideal_fct),
+                         slowdown(fct, f.ideal_fct), f.retransmits, f.cnps);
+    } else {
+      out += fmt::format("{},{},{},{},{},{},,,{},,{},{}\n", f.id, f.spec.src, f.spec.dst, f.spec.size.count(),
+                         f.spec.priority, ns(f.spec.start), ns(f.ideal_fct), f.retransmits, f.cnps);
+    }
+  }
+  return out;
+}
+
+std::string ports_csv(const Network& net, Time now) {
+  std::string out =
+      "switch,port,peer,priority,tx_bytes,tx_packets,max_queue_bytes,ecn_marked,drops_shared_limit,"
+      "drops_headroom_overflow,drops_buffer_full,pause_sent,resume_sent,pause_rcvd,paused_ns,max_headroom_bytes\n";
+  for (const auto& sw : net.switches()) {
+    for (uint16_t p = 0; p < sw->num_ports(); ++p) {
+      const PauseState& ps = sw->pause_state(p);
+      const std::string peer = sw->link(p).peer ? sw->link(p).peer->name() : "";
+      for (int c = 0; c < 8; ++c) {
+        const auto& k = sw->counters(p, c);
+        Time paused = ps.total[c];
+        if (ps.until[c] != Time() && ps.since[c] < now) {  // still paused at the end of the run
+          paused += std::min(ps.until[c], now) - ps.since[c];
+        }
+        const bool quiet = k.tx_packets == 0 && k.rx_bytes == 0 && ps.xoff_rcvd[c] == 0 && k.xoff_sent == 0;
+        if (quiet) {
+          continue;
+        }
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{}\n", sw->name(), p, peer, c, k.tx_bytes,
+                           k.tx_packets, k.max_queue, k.ecn_marked, k.drops[0], k.drops[1], k.drops[2], k.xoff_sent,
+                           k.xon_sent, ps.xoff_rcvd[c], static_cast<double>(paused.ps()) / 1000.0, k.max_headroom);
+      }
+    }
+  }
+  return out;
+}
+
+std::string summary_table(const nlohmann::json& s) {
+  auto num = [](const nlohmann::json& v) -> std::string {
+    if (v.is_null()) {
+      return "-";
+    }
+    if (v.is_number_float()) {
+      return fmt::format("{:.3f}", v.get<double>());
+    }
+    return v.dump();
+  };
+  std::string t;
+  t += fmt::format("  simulated        {:.3f} ms in {:.2f} s wall ({} events)\n",
+                   s["sim_time_ns"].get<double>() / 1e6, s["wall_time_s"].get<double>(), num(s["events"]));
+  t += fmt::format("  flows            {} completed of {}\n", num(s["flows"]["completed"]), num(s["flows"]["total"]));
+  t += fmt::format("  FCT slowdown     p50 {}  p95 {}  p99 {}\n", num(s["fct_slowdown"]["p50"]),
+                   num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
+  t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),
+                   num(s["pfc"]["resume_frames"]));
+  t += fmt::format("  ECN / DCQCN      {} packets marked, {} CNPs sent\n", num(s["ecn"]["marked"]), num(s["cnp"]["sent"]));
+  t += fmt::format("  drops            {} total, {} on lossless priorities\n", num(s["drops"]["total"]),
+                   num(s["drops"]["lossless"]));
+  t += fmt::format("  retransmits      {}\n", num(s["transport"]["retransmits"]));
+  return t;
+}
+
+}  // namespace rocesim

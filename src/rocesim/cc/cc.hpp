@@ -1,0 +1,68 @@
+// Congestion control at the sending NIC (the reaction point), one instance per queue pair.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rocesim/core/params.hpp"
+#include "rocesim/core/units.hpp"
+
+namespace rocesim {
+
+// What a congestion controller may ask of its queue pair's NIC.
+class CcTimers {
+ public:
+  // Calls on_timer(id) on `cc` at time `at`. Timers cannot be cancelled; a controller ignores stale ones.
+  virtual void arm(class CongestionControl* cc, Time at, uint32_t id) = 0;
+
+ protected:
+  ~CcTimers() = default;
+};
+
+// Contract: owned by one queue pair and called only on the simulator's thread. It sets `rate` (the pacing
+// rate of the QP, read by the NIC for every packet it sends) and `window` (bytes in flight allowed, 0 = none).
+// It holds all of its algorithm's per-QP state; nothing else does.
+class CongestionControl {
+ public:
+  virtual ~CongestionControl() = default;
+  Rate rate;
+  int64_t window = 0;
+  uint32_t owner = 0;  // set by the NIC: which of its QPs this controller belongs to
+
+  virtual void on_start(Time now) {}
+  // A CNP arrived for this QP (DCQCN notification point to reaction point).
+  virtual void on_cnp(Time now) {}
+  // An ACK arrived acknowledging up to `acked_bytes` in total; `ecn_echo` if it echoes a CE mark.
+  virtual void on_ack(Time now, int64_t acked_bytes, bool ecn_echo) {}
+  virtual void on_sent(Time now, int bytes) {}
+  virtual void on_timer(Time now, uint32_t id) {}
+};
+
+// A configured algorithm: makes per-QP controllers and says how receivers must notify.
+class CcAlgorithm {
+ public:
+  virtual ~CcAlgorithm() = default;
+  virtual std::unique_ptr<CongestionControl> make(Rate line_rate, CcTimers& timers) const = 0;
+  // If set, receivers send a CNP for a CE-marked packet at most once per this interval per QP.
+  virtual std::optional<Time> cnp_interval() const { return std::nullopt; }
+  virtual nlohmann::json dump() const = 0;
+};
+
+// The registry: names, their parameter docs, and parsing of `nic.cc` (a name, or a mapping with `type`).
+std::vector<std::string> cc_types();
+std::unique_ptr<CcAlgorithm> parse_cc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
+void describe_cc(std::vector<ParamDoc>& out, const std::string& prefix);
+
+// Implementations (one file each).
+std::unique_ptr<CcAlgorithm> parse_cc_none(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
+std::unique_ptr<CcAlgorithm> parse_cc_dcqcn(const std::string& preset, const YAML::Node& n, const ParseCtx& ctx,
+                                            const std::string& path);
+void describe_cc_none(std::vector<ParamDoc>& out, const std::string& prefix);
+void describe_cc_dcqcn(const std::string& preset, std::vector<ParamDoc>& out, const std::string& prefix);
+
+}  // namespace rocesim

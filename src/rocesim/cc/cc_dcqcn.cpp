@@ -1,0 +1,225 @@
+// DCQCN (Zhu et al., SIGCOMM 2015), as NVIDIA ConnectX NICs run it. Equations: ground-truth.md 1.1 and 1.5;
+// parameters: section 2.1 (ConnectX firmware defaults, preset `dcqcn`) and section 1.2 (paper defaults, preset
+// `dcqcn-paper`).
+//
+// Reaction point, per QP:
+//   on a CNP (acted on at most once per rate_reduce_monitor_period):
+//     R_T = R_C (always if clamp_target_rate, else only once an increase has happened since the last cut)
+//     R_C = max(min_rate, R_C * max(1 - alpha/2, min_dec_factor))
+//   alpha: every alpha_update_period, alpha = (1-g) alpha + g if a CNP arrived in the period, else (1-g) alpha;
+//     the first CNP sets alpha = initial_alpha. (Computed lazily: k quiet periods multiply by (1-g)^k.)
+//   increase events: every rate_increase_period (timer T) and every byte_counter bytes sent (counter B); with
+//     s = the larger of the two stage counts since the last cut:
+//     s <  F: fast recovery     R_C = (R_T + R_C)/2
+//     s == F: additive increase R_T += rate_ai;  R_C = (R_T + R_C)/2
+//     s >  F: hyper increase    R_T += rate_hai; R_C = (R_T + R_C)/2      (R_T capped at line rate)
+// The notification point (the receiving NIC) sends a CNP for a CE-marked packet at most once per
+// min_time_between_cnps per QP (see Nic).
+#include <cmath>
+
+#include "rocesim/cc/cc.hpp"
+
+namespace rocesim {
+namespace {
+
+struct DcqcnParams {
+  Time min_time_between_cnps;
+  double g = 0;
+  Time alpha_update_period;
+  double initial_alpha = 0;
+  Time rate_reduce_monitor_period;
+  Time rate_increase_period;
+  Bytes byte_counter;
+  int64_t fast_recovery_steps = 0;
+  Rate rate_ai;
+  Rate rate_hai;
+  Rate min_rate;
+  double min_dec_factor = 0;
+  bool clamp_target_rate = false;
+};
+
+const Schema<DcqcnParams>& dcqcn_schema(bool paper) {
+  auto build = [](bool p) {
+    Schema<DcqcnParams> sc(p ? "cc dcqcn-paper" : "cc dcqcn",
+                           p ? "DCQCN with the SIGCOMM 2015 defaults" : "DCQCN with NVIDIA ConnectX firmware defaults");
+    auto d = [p](const char* nvidia, const char* paper) { return std::string(p ? paper : nvidia); };
+    sc.reserved("type", p ? "dcqcn-paper" : "dcqcn")
+        .add(&DcqcnParams::min_time_between_cnps, "min_time_between_cnps", d("4us", "50us"),
+             "notification point: at most one CNP per QP per this interval (NVIDIA min_time_between_cnps; paper tau)")
+        .add(&DcqcnParams::g, "g", d("0.0048828125", "0.00390625"),
+             "alpha gain (NVIDIA dce_tcp_g 1019 = 5/1024; paper 1/256)", in_range(0.0, 1.0))
+        .add(&DcqcnParams::alpha_update_period, "alpha_update_period", d("1us", "55us"),
+             "alpha update period (NVIDIA dce_tcp_rtt; paper tau')", at_least(Time::ps(1)))
+        .add(&DcqcnParams::initial_alpha, "initial_alpha", d("0.9990234375", "1"),
+             "alpha set by the first CNP (NVIDIA initial_alpha_value 1023/1024)", in_range(0.0, 1.0))
+        .add(&DcqcnParams::rate_reduce_monitor_period, "rate_reduce_monitor_period", d("4us", "0us"),
+             "at most one rate cut per this period (NVIDIA rate_reduce_monitor_period; paper: every CNP)")
+        .add(&DcqcnParams::rate_increase_period, "rate_increase_period", d("300us", "55us"),
+             "rate increase timer T (NVIDIA rpg_time_reset)", at_least(Time::ps(1)))
+        .add(&DcqcnParams::byte_counter, "byte_counter", d("32767B", "10MB"),
+             "rate increase byte counter B, 0B disables it (NVIDIA rpg_byte_reset)")
+        .add(&DcqcnParams::fast_recovery_steps, "fast_recovery_steps", d("1", "5"),
+             "fast recovery stages F (NVIDIA rpg_threshold)", in_range<int64_t>(0, 1000))
+        .add(&DcqcnParams::rate_ai, "rate_ai", d("5Mbps", "40Mbps"), "additive increase step (NVIDIA rpg_ai_rate)")
+        .add(&DcqcnParams::rate_hai, "rate_hai", d("50Mbps", "200Mbps"),
+             "hyper increase step (NVIDIA rpg_hai_rate; paper: ns3-rdma config)")
+        .add(&DcqcnParams::min_rate, "min_rate", d("1Mbps", "1Mbps"), "lowest rate a cut can reach (NVIDIA rpg_min_rate)")
+        .add(&DcqcnParams::min_dec_factor, "min_dec_factor", d("0.5", "0.5"),
+             "a single cut keeps at least this fraction of the rate (NVIDIA rpg_min_dec_fac 50 %)", in_range(0.0, 1.0))
+        .add(&DcqcnParams::clamp_target_rate, "clamp_target_rate", d("false", "true"),
+             "set R_T = R_C on every cut (NVIDIA clamp_tgt_rate)");
+    return sc;
+  };
+  static const Schema<DcqcnParams> nvidia = build(false);
+  static const Schema<DcqcnParams> paper_schema = build(true);
+  return paper ? paper_schema : nvidia;
+}
+
+class Dcqcn final : public CongestionControl {
+ public:
+  Dcqcn(const DcqcnParams& p, Rate line, CcTimers& timers) : p_(p), line_(line), timers_(timers) {
+    rate = line;
+    rt_ = static_cast<double>(line.bps());
+    rc_ = rt_;
+  }
+
+  void on_cnp(Time now) override {
+    advance_alpha(now);
+    cnp_in_period_ = true;
+    if (!seen_cnp_) {
+      seen_cnp_ = true;
+      alpha_ = p_.initial_alpha;
+      alpha_epoch_ = now;
+      cnp_in_period_ = false;  // the first CNP sets alpha; it does not also count as a period with a CNP
+    }
+    if (now >= next_cut_) {
+      cut(now);
+    } else if (!cut_pending_) {
+      cut_pending_ = true;
+      timers_.arm(this, next_cut_, kTimerCut);
+    }
+  }
+
+  void on_sent(Time now, int bytes) override {
+    if (p_.byte_counter.count() == 0 || rc_ >= line_f()) {
+      return;
+    }
+    bytes_ += bytes;
+    if (bytes_ >= p_.byte_counter.count()) {
+      bytes_ = 0;
+      ++byte_stage_;
+      increase();
+    }
+  }
+
+  void on_timer(Time now, uint32_t id) override {
+    if (id == kTimerCut) {
+      cut_pending_ = false;
+      cut(now);
+    } else if ((id >> 4) == increase_gen_) {
+      ++time_stage_;
+      increase();
+      if (rc_ < line_f()) {
+        timers_.arm(this, now + p_.rate_increase_period, (increase_gen_ << 4) | kTimerIncrease);
+      }
+    }
+  }
+
+  double alpha() const { return alpha_; }
+
+ private:
+  enum : uint32_t { kTimerCut = 1, kTimerIncrease = 2 };
+  double line_f() const { return static_cast<double>(line_.bps()); }
+
+  // Brings alpha up to `now`: the period in progress at the last update gets the CNP term if one arrived in it;
+  // every later whole period decays alpha by (1-g).
+  void advance_alpha(Time now) {
+    if (!seen_cnp_) {
+      return;
+    }
+    const int64_t k = (now - alpha_epoch_).ps() / p_.alpha_update_period.ps();
+    if (k <= 0) {
+      return;
+    }
+    alpha_ = (1 - p_.g) * alpha_ + (cnp_in_period_ ? p_.g : 0.0);
+    if (k > 1) {
+      alpha_ *= std::pow(1 - p_.g, static_cast<double>(k - 1));
+    }
+    alpha_epoch_ = alpha_epoch_ + p_.alpha_update_period * k;
+    cnp_in_period_ = false;
+  }
+
+  void cut(Time now) {
+    advance_alpha(now);
+    if (p_.clamp_target_rate || time_stage_ > 0 || byte_stage_ > 0) {
+      rt_ = rc_;
+    }
+    const double factor = std::max(1 - alpha_ / 2, p_.min_dec_factor);
+    rc_ = std::max(static_cast<double>(p_.min_rate.bps()), rc_ * factor);
+    publish();
+    next_cut_ = now + p_.rate_reduce_monitor_period;
+    time_stage_ = byte_stage_ = 0;
+    bytes_ = 0;
+    ++increase_gen_;
+    timers_.arm(this, now + p_.rate_increase_period, (increase_gen_ << 4) | kTimerIncrease);
+  }
+
+  void increase() {
+    const int64_t s = std::max(time_stage_, byte_stage_);
+    const int64_t f = p_.fast_recovery_steps;
+    if (s == f) {
+      rt_ += static_cast<double>(p_.rate_ai.bps());
+    } else if (s > f) {
+      rt_ += static_cast<double>(p_.rate_hai.bps());
+    }
+    rt_ = std::min(rt_, line_f());
+    rc_ = (rt_ + rc_) / 2;
+    publish();
+  }
+
+  void publish() { rate = Rate::bps(std::max<int64_t>(1, static_cast<int64_t>(rc_))); }
+
+  DcqcnParams p_;
+  Rate line_;
+  CcTimers& timers_;
+  double rt_ = 0, rc_ = 0;
+  double alpha_ = 1;
+  bool seen_cnp_ = false;
+  bool cnp_in_period_ = false;
+  Time alpha_epoch_;
+  Time next_cut_;
+  bool cut_pending_ = false;
+  int64_t time_stage_ = 0, byte_stage_ = 0, bytes_ = 0;
+  uint32_t increase_gen_ = 0;
+};
+
+class DcqcnAlgorithm final : public CcAlgorithm {
+ public:
+  DcqcnAlgorithm(std::string preset, DcqcnParams p) : preset_(std::move(preset)), p_(p) {}
+  std::unique_ptr<CongestionControl> make(Rate line_rate, CcTimers& timers) const override {
+    return std::make_unique<Dcqcn>(p_, line_rate, timers);
+  }
+  std::optional<Time> cnp_interval() const override { return p_.min_time_between_cnps; }
+  nlohmann::json dump() const override {
+    nlohmann::json j = dcqcn_schema(preset_ == "dcqcn-paper").dump(p_);
+    j["type"] = preset_;
+    return j;
+  }
+
+ private:
+  std::string preset_;
+  DcqcnParams p_;
+};
+
+}  // namespace
+
+std::unique_ptr<CcAlgorithm> parse_cc_dcqcn(const std::string& preset, const YAML::Node& n, const ParseCtx& ctx,
+                                            const std::string& path) {
+  return std::make_unique<DcqcnAlgorithm>(preset, dcqcn_schema(preset == "dcqcn-paper").parse(n, ctx, path));
+}
+
+void describe_cc_dcqcn(const std::string& preset, std::vector<ParamDoc>& out, const std::string& prefix) {
+  dcqcn_schema(preset == "dcqcn-paper").describe(prefix, out);
+}
+
+}  // namespace rocesim

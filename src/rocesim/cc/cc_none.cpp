@@ -1,0 +1,37 @@
+// No congestion control: every QP sends at line rate and PFC alone keeps the fabric lossless.
+#include "rocesim/cc/cc.hpp"
+
+namespace rocesim {
+namespace {
+
+struct NoneParams {
+  static const Schema<NoneParams>& schema() {
+    static const Schema<NoneParams> s =
+        Schema<NoneParams>("cc none", "line rate, no reaction to congestion").reserved("type", "none");
+    return s;
+  }
+};
+
+class NoCc final : public CongestionControl {
+ public:
+  explicit NoCc(Rate line) { rate = line; }
+};
+
+class NoneAlgorithm final : public CcAlgorithm {
+ public:
+  std::unique_ptr<CongestionControl> make(Rate line_rate, CcTimers&) const override {
+    return std::make_unique<NoCc>(line_rate);
+  }
+  nlohmann::json dump() const override { return {{"type", "none"}}; }
+};
+
+}  // namespace
+
+std::unique_ptr<CcAlgorithm> parse_cc_none(const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
+  NoneParams::schema().parse(n, ctx, path);
+  return std::make_unique<NoneAlgorithm>();
+}
+
+void describe_cc_none(std::vector<ParamDoc>& out, const std::string& prefix) {}
+
+}  // namespace rocesim

@@ -1,0 +1,47 @@
+// Errors in user input: each names the file, the line, the key and the problem. The CLI prints the message
+// and exits with status 2.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rocesim {
+
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, int line, std::string key, std::string problem)
+      : std::runtime_error(format(file, line, key, problem)),
+        file_(std::move(file)),
+        line_(line),
+        key_(std::move(key)),
+        problem_(std::move(problem)) {}
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& key() const { return key_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  static std::string format(const std::string& file, int line, const std::string& key, const std::string& problem) {
+    std::string s;
+    s.append(file.empty() ? std::string("<input>") : file);
+    if (line > 0) {
+      s.append(":").append(std::to_string(line));
+    }
+    s.append(": ");
+    if (!key.empty()) {
+      s.append(key).append(": ");
+    }
+    s.append(problem);
+    return s;
+  }
+  std::string file_;
+  int line_;
+  std::string key_;
+  std::string problem_;
+};
+
+// The closest candidate to `word` by edit distance, or "" if none is close enough to suggest.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace rocesim

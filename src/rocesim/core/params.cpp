@@ -1,0 +1,124 @@
+#include "rocesim/core/params.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace rocesim {
+
+double ParamTraits<double>::parse(const std::string& s) {
+  size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &pos);
+  } catch (...) {
+    throw UnitError{"bad number '" + s + "'"};
+  }
+  std::string rest = s.substr(pos);
+  if (rest == "%") {
+    v /= 100.0;
+  } else if (!rest.empty()) {
+    throw UnitError{"bad number '" + s + "'"};
+  }
+  if (!std::isfinite(v)) {
+    throw UnitError{"bad number '" + s + "'"};
+  }
+  return v;
+}
+
+std::string ParamTraits<double>::text(const double& v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+int64_t ParamTraits<int64_t>::parse(const std::string& s) {
+  int64_t v = 0;
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  auto [p, ec] = std::from_chars(b, e, v);
+  if (ec != std::errc() || p != e) {
+    throw UnitError{"bad integer '" + s + "'"};
+  }
+  return v;
+}
+
+bool ParamTraits<bool>::parse(const std::string& s) {
+  if (s == "true" || s == "yes" || s == "on") {
+    return true;
+  }
+  if (s == "false" || s == "no" || s == "off") {
+    return false;
+  }
+  throw UnitError{"bad boolean '" + s + "' (use true or false)"};
+}
+
+std::vector<int64_t> ParamTraits<std::vector<int64_t>>::parse(const std::string& s) {
+  std::vector<int64_t> out;
+  std::string body = s;
+  if (!body.empty() && body.front() == '[') {
+    body = body.substr(1);
+  }
+  if (!body.empty() && body.back() == ']') {
+    body.pop_back();
+  }
+  std::stringstream ss(body);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto b = item.find_first_not_of(" \t");
+    const auto e = item.find_last_not_of(" \t");
+    if (b == std::string::npos) {
+      continue;
+    }
+    out.push_back(ParamTraits<int64_t>::parse(item.substr(b, e - b + 1)));
+  }
+  return out;
+}
+
+std::string ParamTraits<std::vector<int64_t>>::text(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  }
+  return s + "]";
+}
+
+Check<std::string> one_of(std::vector<std::string> choices) {
+  return [choices](const std::string& v) -> std::optional<std::string> {
+    for (const auto& c : choices) {
+      if (c == v) {
+        return std::nullopt;
+      }
+    }
+    std::string msg = "'" + v + "' is not one of:";
+    for (const auto& c : choices) {
+      msg += " " + c;
+    }
+    const std::string sug = did_you_mean(v, choices);
+    if (!sug.empty()) {
+      msg += "; did you mean '" + sug + "'?";
+    }
+    return msg;
+  };
+}
+
+std::string read_type(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
+                      const std::vector<std::string>& known, const std::string& default_type) {
+  std::string type = default_type;
+  if (n.IsScalar()) {
+    type = n.Scalar();
+  } else if (n.IsMap() && n["type"]) {
+    type = read_value<std::string>(n["type"], ctx, path + ".type");
+  } else if (n.IsDefined() && !n.IsNull() && !n.IsMap()) {
+    throw InputError(ctx.file, line_of(n), path, "expected a mapping with a 'type' key");
+  }
+  if (type.empty()) {
+    throw InputError(ctx.file, line_of(n), path + ".type", "missing; one of the known types is required");
+  }
+  if (auto err = one_of(known)(type)) {
+    throw InputError(ctx.file, line_of(n.IsMap() && n["type"] ? n["type"] : n), path + ".type", *err);
+  }
+  return type;
+}
+
+}  // namespace rocesim

@@ -1,0 +1,334 @@
+// Parameter declarations. Each component declares its parameters once, in a Schema next to the code that
+// uses them: key, default (as the user would write it), unit, one-line doc, and an optional check. From that
+// one declaration come the YAML parser, unknown-key errors with suggestions, `rocesim params`, the resolved
+// scenario in summary.json, and docs/scenario-reference.md.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <type_traits>
+#include <string>
+#include <vector>
+
+#include "rocesim/core/error.hpp"
+#include "rocesim/core/units.hpp"
+
+namespace rocesim {
+
+// Where the input came from, for error messages.
+struct ParseCtx {
+  std::string file;
+};
+
+inline int line_of(const YAML::Node& n) { return n.IsDefined() && n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+
+// One row of `rocesim params` and of the scenario reference.
+struct ParamDoc {
+  std::string key;  // full dotted path, e.g. "switch.ecn.kmin"
+  std::string type;
+  std::string default_text;
+  std::string unit;
+  std::string doc;
+};
+
+// Value conversions between YAML scalars and the parameter types.
+template <class V>
+struct ParamTraits;
+
+template <>
+struct ParamTraits<Time> {
+  static constexpr const char* type = "time";
+  static constexpr const char* unit = "ps..s";
+  static Time parse(const std::string& s) { return parse_time(s); }
+  static nlohmann::json dump(const Time& v) { return to_string(v); }
+  static std::string text(const Time& v) { return to_string(v); }
+};
+template <>
+struct ParamTraits<Bytes> {
+  static constexpr const char* type = "size";
+  static constexpr const char* unit = "B, KB, KiB..";
+  static Bytes parse(const std::string& s) { return parse_bytes(s); }
+  static nlohmann::json dump(const Bytes& v) { return to_string(v); }
+  static std::string text(const Bytes& v) { return to_string(v); }
+};
+template <>
+struct ParamTraits<Rate> {
+  static constexpr const char* type = "rate";
+  static constexpr const char* unit = "bps..Tbps";
+  static Rate parse(const std::string& s) { return parse_rate(s); }
+  static nlohmann::json dump(const Rate& v) { return to_string(v); }
+  static std::string text(const Rate& v) { return to_string(v); }
+};
+template <>
+struct ParamTraits<double> {
+  static constexpr const char* type = "number";
+  static constexpr const char* unit = "";
+  static double parse(const std::string& s);
+  static nlohmann::json dump(const double& v) { return v; }
+  static std::string text(const double& v);
+};
+template <>
+struct ParamTraits<int64_t> {
+  static constexpr const char* type = "integer";
+  static constexpr const char* unit = "";
+  static int64_t parse(const std::string& s);
+  static nlohmann::json dump(const int64_t& v) { return v; }
+  static std::string text(const int64_t& v) { return std::to_string(v); }
+};
+template <>
+struct ParamTraits<bool> {
+  static constexpr const char* type = "bool";
+  static constexpr const char* unit = "";
+  static bool parse(const std::string& s);
+  static nlohmann::json dump(const bool& v) { return v; }
+  static std::string text(const bool& v) { return v ? "true" : "false"; }
+};
+template <>
+struct ParamTraits<std::string> {
+  static constexpr const char* type = "string";
+  static constexpr const char* unit = "";
+  static std::string parse(const std::string& s) { return s; }
+  static nlohmann::json dump(const std::string& v) { return v; }
+  static std::string text(const std::string& v) { return v; }
+};
+template <>
+struct ParamTraits<std::vector<int64_t>> {
+  static constexpr const char* type = "list of integers";
+  static constexpr const char* unit = "";
+  static std::vector<int64_t> parse(const std::string& s);  // "[3, 4]" or "3,4"
+  static nlohmann::json dump(const std::vector<int64_t>& v) { return v; }
+  static std::string text(const std::vector<int64_t>& v);
+};
+
+// Reads a value of type V from a YAML node; throws InputError naming `key`.
+template <class V>
+V read_value(const YAML::Node& n, const ParseCtx& ctx, const std::string& key) {
+  try {
+    if constexpr (std::is_same_v<V, std::vector<int64_t>>) {
+      if (n.IsSequence()) {
+        std::vector<int64_t> out;
+        for (const auto& item : n) {
+          if (!item.IsScalar()) {
+            throw UnitError{"expected a list of integers"};
+          }
+          out.push_back(ParamTraits<int64_t>::parse(item.Scalar()));
+        }
+        return out;
+      }
+    }
+    if (!n.IsScalar()) {
+      throw UnitError{std::string("expected a ") + ParamTraits<V>::type + ", got a " +
+                      (n.IsMap() ? "mapping" : n.IsSequence() ? "list" : "null")};
+    }
+    return ParamTraits<V>::parse(n.Scalar());
+  } catch (const UnitError& e) {
+    throw InputError(ctx.file, line_of(n), key, e.message);
+  }
+}
+
+// A check on a parsed value: returns an error message, or nothing if the value is fine.
+template <class V>
+using Check = std::function<std::optional<std::string>(const V&)>;
+
+template <class V>
+Check<V> at_least(V lo) {
+  return [lo](const V& v) -> std::optional<std::string> {
+    if (v < lo) {
+      return "must be at least " + ParamTraits<V>::text(lo);
+    }
+    return std::nullopt;
+  };
+}
+template <class V>
+Check<V> in_range(V lo, V hi) {
+  return [lo, hi](const V& v) -> std::optional<std::string> {
+    if (v < lo || hi < v) {
+      return "must be between " + ParamTraits<V>::text(lo) + " and " + ParamTraits<V>::text(hi);
+    }
+    return std::nullopt;
+  };
+}
+Check<std::string> one_of(std::vector<std::string> choices);
+
+// The parameters of one component type T (a plain struct of values).
+template <class T>
+class Schema {
+ public:
+  Schema(std::string name, std::string doc) : name_(std::move(name)), doc_(std::move(doc)) {}
+
+  const std::string& name() const { return name_; }
+  const std::string& doc() const { return doc_; }
+
+  // A leaf parameter. `default_text` is parsed with the same parser as user input, so docs and behaviour
+  // cannot disagree.
+  template <class V>
+  Schema& add(V T::*member, std::string key, std::string default_text, std::string doc,
+              std::type_identity_t<Check<V>> check = {},
+              std::string unit_override = {}) {
+    const V dflt = ParamTraits<V>::parse(default_text);
+    Entry e;
+    e.key = key;
+    e.doc = ParamDoc{key, ParamTraits<V>::type, default_text,
+                     unit_override.empty() ? ParamTraits<V>::unit : unit_override, std::move(doc)};
+    e.set_default = [member, dflt](T& obj) { obj.*member = dflt; };
+    e.parse = [member, key, check](T& obj, const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
+      V v = read_value<V>(n, ctx, path);
+      if (check) {
+        if (auto err = check(v)) {
+          throw InputError(ctx.file, line_of(n), path, *err);
+        }
+      }
+      obj.*member = std::move(v);
+    };
+    e.dump = [member](const T& obj) { return ParamTraits<V>::dump(obj.*member); };
+    entries_.push_back(std::move(e));
+    return *this;
+  }
+
+  // A nested section, parsed with its own schema.
+  template <class S>
+  Schema& sub(S T::*member, std::string key, const Schema<S>& schema) {
+    Entry e;
+    e.key = key;
+    e.is_section = true;
+    e.set_default = [member, &schema](T& obj) { schema.set_defaults(obj.*member); };
+    e.parse = [member, &schema](T& obj, const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
+      schema.parse_into(obj.*member, n, ctx, path);
+    };
+    e.dump = [member, &schema](const T& obj) { return schema.dump(obj.*member); };
+    e.describe = [&schema](const std::string& prefix, std::vector<ParamDoc>& out) { schema.describe(prefix, out); };
+    entries_.push_back(std::move(e));
+    return *this;
+  }
+
+  // A key this schema accepts and leaves to code (e.g. `type`, chosen before this schema was picked).
+  Schema& reserved(std::string key, std::string doc) {
+    Entry e;
+    e.key = key;
+    e.doc = ParamDoc{key, "string", "", "", std::move(doc)};
+    e.is_reserved = true;
+    entries_.push_back(std::move(e));
+    return *this;
+  }
+
+  // A whole-object check, run after parsing (e.g. kmin <= kmax). Returns the offending key and problem.
+  Schema& validate(std::function<std::optional<std::pair<std::string, std::string>>(const T&)> f) {
+    validators_.push_back(std::move(f));
+    return *this;
+  }
+
+  void set_defaults(T& obj) const {
+    for (const auto& e : entries_) {
+      if (e.set_default) {
+        e.set_default(obj);
+      }
+    }
+  }
+
+  T parse(const YAML::Node& n, const ParseCtx& ctx, const std::string& path) const {
+    T obj{};
+    parse_into(obj, n, ctx, path);
+    return obj;
+  }
+
+  void parse_into(T& obj, const YAML::Node& n, const ParseCtx& ctx, const std::string& path) const {
+    set_defaults(obj);
+    if (!n.IsDefined() || n.IsNull()) {
+      run_validators(obj, n, ctx, path);
+      return;
+    }
+    if (!n.IsMap()) {
+      throw InputError(ctx.file, line_of(n), path, "expected a mapping of " + name_ + " parameters");
+    }
+    for (const auto& kv : n) {
+      const std::string key = kv.first.as<std::string>();
+      const Entry* e = find(key);
+      const std::string full = path.empty() ? key : path + "." + key;
+      if (!e) {
+        std::vector<std::string> keys;
+        for (const auto& x : entries_) {
+          keys.push_back(x.key);
+        }
+        std::string msg = "unknown key for " + name_;
+        const std::string sug = did_you_mean(key, keys);
+        if (!sug.empty()) {
+          msg += "; did you mean '" + sug + "'?";
+        }
+        throw InputError(ctx.file, line_of(kv.first), full, msg);
+      }
+      if (e->parse) {
+        e->parse(obj, kv.second, ctx, full);
+      }
+    }
+    run_validators(obj, n, ctx, path);
+  }
+
+  nlohmann::json dump(const T& obj) const {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& e : entries_) {
+      if (e.dump) {
+        j[e.key] = e.dump(obj);
+      }
+    }
+    return j;
+  }
+
+  void describe(const std::string& prefix, std::vector<ParamDoc>& out) const {
+    for (const auto& e : entries_) {
+      const std::string full = prefix.empty() ? e.key : prefix + "." + e.key;
+      if (e.is_section) {
+        e.describe(full, out);
+      } else {
+        ParamDoc d = e.doc;
+        d.key = full;
+        out.push_back(d);
+      }
+    }
+  }
+
+ private:
+  struct Entry {
+    std::string key;
+    ParamDoc doc;
+    bool is_section = false;
+    bool is_reserved = false;
+    std::function<void(T&)> set_default;
+    std::function<void(T&, const YAML::Node&, const ParseCtx&, const std::string&)> parse;
+    std::function<nlohmann::json(const T&)> dump;
+    std::function<void(const std::string&, std::vector<ParamDoc>&)> describe;
+  };
+
+  const Entry* find(const std::string& key) const {
+    for (const auto& e : entries_) {
+      if (e.key == key) {
+        return &e;
+      }
+    }
+    return nullptr;
+  }
+
+  void run_validators(const T& obj, const YAML::Node& n, const ParseCtx& ctx, const std::string& path) const {
+    for (const auto& v : validators_) {
+      if (auto err = v(obj)) {
+        const YAML::Node at = n.IsMap() && n[err->first] ? n[err->first] : n;
+        const std::string full = path.empty() ? err->first : path + "." + err->first;
+        throw InputError(ctx.file, line_of(at), full, err->second);
+      }
+    }
+  }
+
+  std::string name_;
+  std::string doc_;
+  std::vector<Entry> entries_;
+  std::vector<std::function<std::optional<std::pair<std::string, std::string>>(const T&)>> validators_;
+};
+
+// The `type` key of a polymorphic section (topology, workload, cc), with a suggestion if it is unknown.
+std::string read_type(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
+                      const std::vector<std::string>& known, const std::string& default_type = "");
+
+}  // namespace rocesim

@@ -1,0 +1,25 @@
+#include "rocesim/core/simulator.hpp"
+
+namespace rocesim {
+
+bool Simulator::run(Time stop, const std::function<void(const RunProgress&)>& progress, uint64_t progress_every) {
+  stop_requested_ = false;
+  uint64_t next_report = events_ + progress_every;
+  while (!queue_.empty() && !stop_requested_) {
+    if (queue_.top().t > stop) {
+      now_ = stop;
+      return false;
+    }
+    const Event e = queue_.pop();
+    now_ = e.t;
+    ++events_;
+    e.handler->handle_event(e.kind(), e.arg);
+    if (progress && events_ >= next_report) {
+      next_report = events_ + progress_every;
+      progress(RunProgress{now_, stop, events_});
+    }
+  }
+  return queue_.empty();
+}
+
+}  // namespace rocesim

@@ -1,0 +1,53 @@
+// The simulation kernel: a clock, an event queue and a run loop. One Simulator per simulation; nothing is
+// global, so several simulations can run in one process.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "rocesim/core/event_queue.hpp"
+#include "rocesim/core/rng.hpp"
+#include "rocesim/core/units.hpp"
+
+namespace rocesim {
+
+struct RunProgress {
+  Time now;
+  Time stop;
+  uint64_t events;
+};
+
+class Simulator {
+ public:
+  explicit Simulator(uint64_t seed) : seed_(seed) { queue_.reserve(1 << 16); }
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  Time now() const { return now_; }
+  uint64_t seed() const { return seed_; }
+  uint64_t events() const { return events_; }
+  size_t pending() const { return queue_.size(); }
+
+  void at(Time t, EventHandler* h, uint32_t kind, uint64_t arg = 0) { queue_.push(t, h, kind, arg); }
+  void after(Time d, EventHandler* h, uint32_t kind, uint64_t arg = 0) { queue_.push(now_ + d, h, kind, arg); }
+
+  // A random stream for the component at `path`, independent of every other component's stream.
+  Rng rng(std::string_view path) const { return Rng(seed_, path); }
+
+  // Runs events with time <= stop (or until the queue is empty, or request_stop()). `progress` is called about
+  // every `progress_every` events. Returns true if the queue drained before `stop`.
+  bool run(Time stop, const std::function<void(const RunProgress&)>& progress = {}, uint64_t progress_every = 1 << 18);
+
+  // Ends the run after the current event (e.g. when every flow has finished).
+  void request_stop() { stop_requested_ = true; }
+
+ private:
+  EventQueue queue_;
+  Time now_;
+  uint64_t events_ = 0;
+  uint64_t seed_;
+  bool stop_requested_ = false;
+};
+
+}  // namespace rocesim

@@ -1,0 +1,210 @@
+#include "rocesim/io/scenario.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "rocesim/workload/workload.hpp"
+
+namespace rocesim {
+
+const Schema<ScenarioParams>& ScenarioParams::schema() {
+  static const Schema<ScenarioParams> s = [] {
+    Schema<ScenarioParams> sc("scenario", "the top level of a scenario file");
+    sc.add(&ScenarioParams::seed, "seed", "1", "seed of every random stream; same seed, same results",
+           at_least<int64_t>(0))
+        .add(&ScenarioParams::stop, "stop", "10ms", "simulated time at which the run ends (earlier if every flow is done)",
+             at_least(Time::ps(1)))
+        .add(&ScenarioParams::name, "name", "scenario", "a name for the results")
+        .reserved("topology", "the fabric, see topology.*")
+        .reserved("switch", "see switch.*")
+        .reserved("nic", "see nic.*")
+        .reserved("workload", "a list of traffic generators, see workload[].*");
+    return sc;
+  }();
+  return s;
+}
+
+void apply_override(YAML::Node& root, const std::string& assignment, const std::string& file) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError("--set", 0, assignment, "expected KEY=VALUE, e.g. switch.ecn.kmin=200KB");
+  }
+  const std::string key = assignment.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(assignment.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw InputError("--set", 0, key, "bad value: " + e.msg);
+  }
+  std::vector<std::string> parts;
+  std::stringstream ss(key);
+  std::string part;
+  while (std::getline(ss, part, '.')) {
+    parts.push_back(part);
+  }
+  // Walk down, creating mappings as needed. yaml-cpp nodes are handles, so assigning through them edits root.
+  YAML::Node cur = root;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const bool last = i + 1 == parts.size();
+    const std::string& p = parts[i];
+    if (cur.IsSequence()) {
+      size_t idx = 0;
+      try {
+        idx = std::stoul(p);
+      } catch (...) {
+        throw InputError("--set", 0, key, "'" + p + "' must be a list index");
+      }
+      if (idx >= cur.size()) {
+        throw InputError("--set", 0, key, "list index " + p + " out of range (" + std::to_string(cur.size()) + " items)");
+      }
+      if (last) {
+        cur[idx] = value;
+        return;
+      }
+      YAML::Node next = cur[idx];
+      cur.reset(next);
+      continue;
+    }
+    if (cur.IsScalar()) {
+      // `cc: dcqcn` becomes `cc: {type: dcqcn}` so that its parameters can be set.
+      YAML::Node m(YAML::NodeType::Map);
+      m["type"] = cur.Scalar();
+      cur = m;
+    }
+    if (last) {
+      cur[p] = value;
+      return;
+    }
+    if (!cur[p] || cur[p].IsNull()) {
+      cur[p] = YAML::Node(YAML::NodeType::Map);
+    }
+    YAML::Node next = cur[p];
+    cur.reset(next);
+  }
+}
+
+Scenario parse_scenario(const std::string& text, const std::string& file, const std::string& base_dir,
+                        const std::vector<std::string>& overrides, std::optional<int64_t> seed_override) {
+  const ParseCtx ctx{file};
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(file, e.mark.line + 1, "", "malformed YAML: " + e.msg);
+  }
+  if (root.IsNull()) {
+    root = YAML::Node(YAML::NodeType::Map);
+  }
+  if (!root.IsMap()) {
+    throw InputError(file, line_of(root), "", "a scenario is a YAML mapping (seed:, stop:, topology:, ...)");
+  }
+  for (const auto& o : overrides) {
+    apply_override(root, o, file);
+  }
+  Scenario sc;
+  sc.file = file;
+  sc.base_dir = base_dir;
+  sc.top = ScenarioParams::schema().parse(root, ctx, "");
+  if (seed_override) {
+    sc.top.seed = *seed_override;
+  }
+  sc.sw = SwitchParams::schema().parse(root["switch"], ctx, "switch");
+  const YAML::Node nic = root["nic"];
+  sc.nic = NicParams::schema().parse(nic, ctx, "nic");
+  sc.cc = parse_cc(nic.IsMap() ? nic["cc"] : YAML::Node(), ctx, "nic.cc");
+  sc.graph = build_topology(root["topology"], ctx, base_dir);
+  sc.workload_node = root["workload"];
+  if (sc.workload_node.IsDefined() && !sc.workload_node.IsNull() && !sc.workload_node.IsSequence()) {
+    throw InputError(file, line_of(sc.workload_node), "workload", "expected a list of workloads (- type: ...)");
+  }
+  return sc;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       std::optional<int64_t> seed_override) {
+  std::ifstream in(path);
+  if (!in) {
+    throw InputError(path, 0, "", std::filesystem::exists(path) ? "cannot read the file" : "no such file");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto dir = std::filesystem::path(path).parent_path();
+  return parse_scenario(ss.str(), path, dir.empty() ? "." : dir.string(), overrides, seed_override);
+}
+
+Simulation::Simulation(Scenario sc) : sc_(std::move(sc)), sim_(static_cast<uint64_t>(sc_.top.seed)) {
+  net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, sc_.file);
+  const ParseCtx ctx{sc_.file};
+  WorkloadContext wc{static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir};
+  nlohmann::json workloads = nlohmann::json::array();
+  if (sc_.workload_node.IsSequence()) {
+    for (size_t i = 0; i < sc_.workload_node.size(); ++i) {
+      const std::string path = "workload." + std::to_string(i);
+      Rng rng = sim_.rng(path);
+      WorkloadFlows w = generate_workload(sc_.workload_node[i], ctx, path, wc, rng);
+      for (FlowSpec& f : w.flows) {
+        if (!net_->priority_usable(f.priority)) {
+          throw InputError(sc_.file, line_of(sc_.workload_node[i]), path + ".priority",
+                           "no DSCP in switch.dscp_map selects priority " + std::to_string(f.priority));
+        }
+        f.workload = static_cast<uint16_t>(i);
+        net_->add_flow(f);
+      }
+      workloads.push_back(w.resolved);
+    }
+  }
+  resolved_ = ScenarioParams::schema().dump(sc_.top);
+  resolved_["topology"] = sc_.graph.resolved;
+  resolved_["switch"] = SwitchParams::schema().dump(sc_.sw);
+  resolved_["nic"] = NicParams::schema().dump(sc_.nic);
+  resolved_["nic"]["cc"] = sc_.cc->dump();
+  resolved_["workload"] = workloads;
+}
+
+double Simulation::run(const std::function<void(const RunProgress&)>& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (net_->flows().remaining() > 0) {
+    sim_.run(sc_.top.stop, progress);
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<ParamDoc> all_params() {
+  std::vector<ParamDoc> out;
+  ScenarioParams::schema().describe("", out);
+  describe_topologies(out);
+  SwitchParams::schema().describe("switch", out);
+  NicParams::schema().describe("nic", out);
+  describe_cc(out, "nic.cc");
+  describe_workloads(out);
+  // Reserved keys are documented by their own sections.
+  std::vector<ParamDoc> filtered;
+  for (auto& d : out) {
+    if (d.type == "string" && d.default_text.empty() && d.key.find('.') == std::string::npos &&
+        d.key != "name") {
+      continue;
+    }
+    filtered.push_back(d);
+  }
+  return filtered;
+}
+
+std::string scenario_reference_markdown() {
+  std::string md =
+      "# Scenario reference\n\n"
+      "Generated from the parameter declarations in the source (`rocesim params --markdown`); a test keeps this\n"
+      "file in step with them. Sizes take B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024);\n"
+      "times take ps, ns, us, ms, s; rates take bps, Kbps, Mbps, Gbps, Tbps. `topology[leaf-spine].leaves` means\n"
+      "the key `leaves` of a `topology` whose `type` is `leaf-spine`.\n\n"
+      "| key | type | default | doc |\n|---|---|---|---|\n";
+  for (const auto& d : all_params()) {
+    md += "| `" + d.key + "` | " + d.type + (d.unit.empty() ? "" : " (" + d.unit + ")") + " | " +
+          (d.default_text.empty() ? "" : "`" + d.default_text + "`") + " | " + d.doc + " |\n";
+  }
+  return md;
+}
+
+}  // namespace rocesim

@@ -1,0 +1,77 @@
+// Scenario files: YAML mirroring the component tree (docs/scenario-reference.md). Loading applies `--set`
+// overrides, checks every key against the components' declarations and builds the network and its flows.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "rocesim/cc/cc.hpp"
+#include "rocesim/core/simulator.hpp"
+#include "rocesim/net/network.hpp"
+#include "rocesim/nic/nic.hpp"
+#include "rocesim/switch/switch.hpp"
+#include "rocesim/topology/topology.hpp"
+
+namespace rocesim {
+
+// The scenario `rocesim run` uses when given none: a small leaf-spine cluster with an incast and background
+// traffic, so that PFC, ECN and DCQCN all act.
+extern const char* const kDefaultScenario;
+inline constexpr const char* kDefaultScenarioName = "<default scenario>";
+
+struct ScenarioParams {
+  int64_t seed = 0;
+  Time stop;
+  std::string name;
+  static const Schema<ScenarioParams>& schema();
+};
+
+struct Scenario {
+  std::string file;      // for messages
+  std::string base_dir;  // where relative paths resolve
+  ScenarioParams top;
+  SwitchParams sw;
+  NicParams nic;
+  std::unique_ptr<CcAlgorithm> cc;
+  TopologyGraph graph;
+  YAML::Node workload_node;
+};
+
+// Applies `key.path=value` to the YAML tree (a list index is a number: workload.0.size=2MB).
+void apply_override(YAML::Node& root, const std::string& assignment, const std::string& file);
+
+// Parses a scenario from YAML text; `file` names it in messages. Throws InputError.
+Scenario parse_scenario(const std::string& text, const std::string& file, const std::string& base_dir,
+                        const std::vector<std::string>& overrides, std::optional<int64_t> seed_override = {});
+// Reads and parses a scenario file.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       std::optional<int64_t> seed_override = {});
+
+// Every parameter of every component, for `rocesim params` and the scenario reference.
+std::vector<ParamDoc> all_params();
+// docs/scenario-reference.md, generated from the declarations.
+std::string scenario_reference_markdown();
+
+// A built simulation: kernel, network, flows.
+class Simulation {
+ public:
+  explicit Simulation(Scenario sc);
+  Simulator& sim() { return sim_; }
+  Network& net() { return *net_; }
+  const Scenario& scenario() const { return sc_; }
+  nlohmann::json resolved() const { return resolved_; }
+  // Runs to the stop time or until every flow has finished. Returns the wall time in seconds.
+  double run(const std::function<void(const RunProgress&)>& progress = {});
+
+ private:
+  Scenario sc_;
+  Simulator sim_;
+  std::unique_ptr<Network> net_;
+  nlohmann::json resolved_;
+};
+
+}  // namespace rocesim

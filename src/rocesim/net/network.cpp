@@ -1,0 +1,216 @@
+#include "rocesim/net/network.hpp"
+
+#include <algorithm>
+#include <deque>
+
+namespace rocesim {
+
+Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic,
+                 const CcAlgorithm& cc, const std::string& scenario_file)
+    : sim_(sim), graph_(g), flows_(sim), nic_params_(nic), switch_latency_(sw.latency), rng_(sim.rng("network.flows")) {
+  // A NIC marks each priority with the smallest DSCP that the switches map to it (trust DSCP end to end).
+  const auto dscp_to_prio = parse_dscp_map(sw.dscp_map);
+  for (int d = 63; d >= 0; --d) {
+    prio_to_dscp_[dscp_to_prio[d]] = static_cast<uint8_t>(d);
+    prio_has_dscp_[dscp_to_prio[d]] = true;
+  }
+  const Bytes max_frame(wire::roce_frame(static_cast<int>(nic.mtu), wire::kReth));
+  node_switch_.assign(g.nodes.size(), -1);
+  std::vector<int> node_host(g.nodes.size(), -1);
+  for (size_t h = 0; h < g.hosts.size(); ++h) {
+    node_host[g.hosts[h]] = static_cast<int>(h);
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!g.nodes[i].is_host) {
+      node_switch_[i] = static_cast<int>(switches_.size());
+      switches_.push_back(std::make_unique<Switch>(sim, pool_, g.nodes[i].name, sw, max_frame));
+    }
+  }
+  for (size_t h = 0; h < g.hosts.size(); ++h) {
+    nics_.push_back(std::make_unique<Nic>(sim, pool_, g.nodes[g.hosts[h]].name, static_cast<uint32_t>(h), nic, cc,
+                                          flows_, prio_to_dscp_));
+  }
+  host_attach_.assign(g.hosts.size(), {nullptr, 0});
+  // Wire the ports: each link gives one port at each end; the peer fields are filled once both ends exist.
+  for (const TopoLink& l : g.links) {
+    const int ends[2] = {l.a, l.b};
+    uint16_t port[2] = {0, 0};
+    Node* node[2] = {nullptr, nullptr};
+    for (int e = 0; e < 2; ++e) {
+      const int n = ends[e];
+      if (node_switch_[n] >= 0) {
+        Switch* s = switches_[node_switch_[n]].get();
+        port[e] = s->add_port(LinkEnd{nullptr, 0, l.rate, l.delay});
+        node[e] = s;
+      } else {
+        Nic* nic_ptr = nics_[node_host[n]].get();
+        if (nic_ptr->link().peer) {
+          throw InputError(scenario_file, 0, "topology", "host '" + g.nodes[n].name + "' has more than one link");
+        }
+        nic_ptr->connect(LinkEnd{nullptr, 0, l.rate, l.delay});
+        node[e] = nic_ptr;
+      }
+    }
+    if (node_switch_[l.a] < 0 && node_switch_[l.b] < 0) {
+      throw InputError(scenario_file, 0, "topology", "hosts '" + g.nodes[l.a].name + "' and '" + g.nodes[l.b].name +
+                                                         "' are linked directly; hosts attach to switches");
+    }
+    for (int e = 0; e < 2; ++e) {
+      const LinkEnd end{node[1 - e], port[1 - e], l.rate, l.delay};
+      if (node_switch_[ends[e]] >= 0) {
+        switches_[node_switch_[ends[e]]]->link(port[e]) = end;
+      } else {
+        nics_[node_host[ends[e]]]->connect(end);
+        host_attach_[node_host[ends[e]]] = {switches_[node_switch_[ends[1 - e]]].get(), port[1 - e]};
+      }
+    }
+  }
+  for (size_t h = 0; h < nics_.size(); ++h) {
+    if (!nics_[h]->link().peer) {
+      throw InputError(scenario_file, 0, "topology", "host '" + g.nodes[g.hosts[h]].name + "' has no link");
+    }
+  }
+  for (auto& s : switches_) {
+    s->finalize(scenario_file);
+  }
+  build_routes();
+}
+
+// Shortest paths by breadth-first search from each destination host; a switch's next hops towards host h are
+// all its ports whose neighbour is one hop closer to h (equal-cost multipath). Hosts never forward.
+void Network::build_routes() {
+  const size_t nn = graph_.nodes.size();
+  const size_t nh = graph_.hosts.size();
+  // Adjacency: per node, (neighbour, local port).
+  std::vector<std::vector<std::pair<int, uint16_t>>> adj(nn);
+  std::vector<uint16_t> next_port(nn, 0);
+  for (const TopoLink& l : graph_.links) {
+    adj[l.a].push_back({l.b, next_port[l.a]++});
+    adj[l.b].push_back({l.a, next_port[l.b]++});
+  }
+  std::vector<std::vector<uint32_t>> offsets(switches_.size(), std::vector<uint32_t>(nh + 1, 0));
+  std::vector<std::vector<uint16_t>> next(switches_.size());
+  std::vector<int> dist(nn);
+  for (size_t h = 0; h < nh; ++h) {
+    std::fill(dist.begin(), dist.end(), -1);
+    std::deque<int> q;
+    const int target = graph_.hosts[h];
+    dist[target] = 0;
+    q.push_back(target);
+    while (!q.empty()) {
+      const int u = q.front();
+      q.pop_front();
+      if (graph_.nodes[u].is_host && u != target) {
+        continue;
+      }
+      for (const auto& [v, port] : adj[u]) {
+        if (dist[v] < 0) {
+          dist[v] = dist[u] + 1;
+          q.push_back(v);
+        }
+      }
+    }
+    for (size_t s = 0; s < nn; ++s) {
+      if (node_switch_[s] < 0) {
+        if (static_cast<int>(s) != target && dist[s] < 0) {
+          throw InputError("", 0, "topology",
+                           "host '" + graph_.nodes[s].name + "' cannot reach host '" + graph_.nodes[target].name + "'");
+        }
+        continue;
+      }
+      const int si = node_switch_[s];
+      offsets[si][h] = static_cast<uint32_t>(next[si].size());
+      if (dist[s] > 0) {
+        for (const auto& [v, port] : adj[s]) {
+          if (dist[v] == dist[s] - 1 && (!graph_.nodes[v].is_host || v == target)) {
+            next[si].push_back(port);
+          }
+        }
+      }
+      if (next[si].size() == offsets[si][h]) {
+        next[si].push_back(0);  // unreachable from here; never used by a routed packet
+      }
+    }
+  }
+  for (size_t si = 0; si < switches_.size(); ++si) {
+    offsets[si][nh] = static_cast<uint32_t>(next[si].size());
+    Rng r = sim_.rng("ecmp." + switches_[si]->name());
+    switches_[si]->set_routes(std::move(offsets[si]), std::move(next[si]), r.next());
+  }
+}
+
+std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst) const {
+  std::vector<std::pair<Rate, Time>> hops;
+  const Nic& s = *nics_[src];
+  hops.push_back({s.link().rate, s.link().delay});
+  Packet probe;
+  probe.src = src;
+  probe.dst = dst;
+  probe.sport = 0;
+  const Node* at = s.link().peer;
+  for (int guard = 0; guard < 64; ++guard) {
+    const auto* sw = dynamic_cast<const Switch*>(at);
+    if (!sw) {
+      break;
+    }
+    const uint16_t port = sw->route(probe);
+    const LinkEnd& l = const_cast<Switch*>(sw)->link(port);
+    hops.push_back({l.rate, l.delay});
+    at = l.peer;
+  }
+  return hops;
+}
+
+Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size) const {
+  const auto hops = path(src, dst);
+  const int64_t mtu = nic_params_.mtu;
+  const int64_t n = std::max<int64_t>(1, (size.count() + mtu - 1) / mtu);
+  const int64_t first_payload = std::min(mtu, size.count());
+  const int64_t first_wire = wire::on_wire(wire::roce_frame(static_cast<int>(first_payload), wire::kReth));
+  int64_t total_wire = first_wire;
+  if (n > 1) {
+    const int64_t last_payload = size.count() - (n - 1) * mtu;
+    total_wire += (n - 2) * wire::on_wire(wire::roce_frame(static_cast<int>(mtu), 0)) +
+                  wire::on_wire(wire::roce_frame(static_cast<int>(last_payload), 0));
+  }
+  Rate bottleneck = hops.front().first;
+  Time t;
+  const Bytes ack(wire::on_wire(wire::kAckFrame));
+  for (const auto& [rate, delay] : hops) {
+    bottleneck = std::min(bottleneck, rate);
+    t += delay * 2 + rate.tx_time(Bytes(first_wire)) + rate.tx_time(ack);
+  }
+  t += switch_latency_ * static_cast<int64_t>(2 * (hops.size() - 1));
+  t += bottleneck.tx_time(Bytes(total_wire - first_wire));
+  return t;
+}
+
+uint32_t Network::add_flow(const FlowSpec& spec) {
+  FlowRecord r;
+  r.spec = spec;
+  r.sport = static_cast<uint16_t>(49152 + rng_.below(16384));  // ephemeral range: the ECMP entropy of the QP
+  r.ideal_fct = ideal_fct(spec.src, spec.dst, spec.size);
+  const uint32_t id = flows_.add(r);
+  const uint32_t rq = nics_[spec.dst]->add_recv_qp(id);
+  const uint32_t sq = nics_[spec.src]->add_send_qp(id, rq);
+  nics_[spec.dst]->set_recv_peer(rq, sq);
+  return id;
+}
+
+Network::Conservation Network::conservation() const {
+  Conservation c;
+  for (const auto& n : nics_) {
+    c.sent += n->counters().data_sent + n->counters().ctrl_sent;
+    c.delivered += n->counters().data_rcvd + n->counters().ctrl_rcvd;
+    c.dropped += n->injected_drops();
+  }
+  for (const auto& s : switches_) {
+    c.dropped += s->drops_total();
+  }
+  for (PacketKind k : {PacketKind::kData, PacketKind::kAck, PacketKind::kNak, PacketKind::kCnp}) {
+    c.in_network += pool_.live(k);
+  }
+  return c;
+}
+
+}  // namespace rocesim

@@ -1,0 +1,68 @@
+// The simulated cluster: switches and NICs built from a topology graph, wired port to port, with routing
+// tables, and the flow table that workloads fill.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocesim/cc/cc.hpp"
+#include "rocesim/nic/nic.hpp"
+#include "rocesim/switch/switch.hpp"
+#include "rocesim/topology/topology.hpp"
+
+namespace rocesim {
+
+class Network {
+ public:
+  Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic, const CcAlgorithm& cc,
+          const std::string& scenario_file);
+
+  // Registers a flow: sets up both queue pairs, picks its UDP source port and computes its ideal FCT.
+  uint32_t add_flow(const FlowSpec& spec);
+
+  size_t num_hosts() const { return nics_.size(); }
+  Nic& nic(uint32_t host) { return *nics_[host]; }
+  const std::vector<std::unique_ptr<Switch>>& switches() const { return switches_; }
+  const std::vector<std::unique_ptr<Nic>>& nics() const { return nics_; }
+  FlowTable& flows() { return flows_; }
+  const FlowTable& flows() const { return flows_; }
+  PacketPool& pool() { return pool_; }
+  // Whether some DSCP of the switches' map selects this priority (a flow on it needs one).
+  bool priority_usable(int prio) const { return prio_has_dscp_[prio]; }
+  const TopologyGraph& graph() const { return graph_; }
+  // The switch a host is attached to, and the switch port.
+  std::pair<Switch*, uint16_t> attachment(uint32_t host) const { return host_attach_[host]; }
+
+  // Flow completion time alone on the idle fabric, store-and-forward: the first packet crosses every hop, the
+  // rest follow at the bottleneck rate, and the last packet's ACK returns (docs/model.md, "Ideal FCT").
+  Time ideal_fct(uint32_t src, uint32_t dst, Bytes size) const;
+  // Links (rate, delay) of the first-choice path from src to dst, and how many switches it crosses.
+  std::vector<std::pair<Rate, Time>> path(uint32_t src, uint32_t dst) const;
+
+  // Packet conservation: every packet sent is delivered, dropped, or still queued or in flight.
+  struct Conservation {
+    int64_t sent = 0, delivered = 0, dropped = 0, in_network = 0;
+    bool holds() const { return sent == delivered + dropped + in_network; }
+  };
+  Conservation conservation() const;
+
+ private:
+  void build_routes();
+
+  Simulator& sim_;
+  TopologyGraph graph_;
+  PacketPool pool_;
+  FlowTable flows_;
+  NicParams nic_params_;
+  Time switch_latency_;
+  Rng rng_;
+  std::vector<std::unique_ptr<Switch>> switches_;
+  std::vector<std::unique_ptr<Nic>> nics_;
+  std::vector<int> node_switch_;  // graph node -> switch index, or -1 for hosts
+  std::vector<std::pair<Switch*, uint16_t>> host_attach_;
+  std::array<uint8_t, 8> prio_to_dscp_{};
+  std::array<bool, 8> prio_has_dscp_{};
+};
+
+}  // namespace rocesim

@@ -1,0 +1,65 @@
+#include "rocesim/net/node.hpp"
+
+namespace rocesim {
+
+void Node::handle_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kEvArrive:
+      receive(reinterpret_cast<Packet*>(arg));
+      break;
+    case kEvTxDone:
+      tx_done(static_cast<uint16_t>(arg));
+      break;
+    case kEvPauseEnd: {
+      const auto port = static_cast<uint16_t>(arg >> 8);
+      const int prio = static_cast<int>(arg & 7);
+      PauseState& ps = (*pause_)[port];
+      // A refreshed pause moved `until` later; this expiry is then stale and the later one will fire.
+      if (ps.until[prio] != Time() && ps.until[prio] <= sim_.now()) {
+        ps.total[prio] += ps.until[prio] - ps.since[prio];
+        ps.until[prio] = Time();
+        pause_ended(port, static_cast<uint8_t>(1u << prio));
+      }
+      break;
+    }
+    default:
+      on_event(kind, arg);
+  }
+}
+
+uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& pfc, Rate rate, Time response) {
+  const Time now = sim_.now();
+  uint8_t resumed = 0;
+  for (int prio = 0; prio < 8; ++prio) {
+    if (!(pfc.pfc_enable & (1u << prio))) {
+      continue;
+    }
+    const bool was_paused = ps.until[prio] > now;
+    if (pfc.pfc_quanta[prio] == 0) {
+      ++ps.xon_rcvd[prio];
+      if (was_paused && ps.since[prio] > now) {  // resumed before the pause took effect
+        ps.since[prio] = now;
+      }
+      if (was_paused) {
+        ps.total[prio] += now - ps.since[prio];
+        resumed |= static_cast<uint8_t>(1u << prio);
+      } else if (ps.until[prio] != Time()) {
+        ps.total[prio] += ps.until[prio] - ps.since[prio];
+      }
+      ps.until[prio] = Time();
+    } else {
+      ++ps.xoff_rcvd[prio];
+      if (!was_paused) {
+        if (ps.until[prio] != Time()) {  // an expired pause whose expiry event has not run yet
+          ps.total[prio] += ps.until[prio] - ps.since[prio];
+        }
+        ps.since[prio] = now + response;
+      }
+      ps.until[prio] = now + response + pause_time(pfc.pfc_quanta[prio], rate);
+      sim_.at(ps.until[prio], this, kEvPauseEnd, (uint64_t{port} << 8) | static_cast<uint64_t>(prio));
+    }
+  }
+  return resumed;
+}
+
+}  // namespace rocesim

@@ -1,0 +1,92 @@
+// Nodes (switches, NICs) and the ports that join them. Nodes talk only through links: a frame sent on a port
+// arrives at the peer node after its serialisation time plus the link's propagation delay.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "rocesim/core/simulator.hpp"
+#include "rocesim/net/packet.hpp"
+
+namespace rocesim {
+
+class Node;
+
+// Event kinds every node understands; node-specific kinds start at kNodeEventBase.
+enum NodeEvent : uint32_t {
+  kEvArrive = 0,     // arg: Packet*, fully received (last bit in)
+  kEvTxDone = 1,     // arg: port index; the port's serialiser is free
+  kEvPauseEnd = 2,   // arg: port index << 8 | priority; a received PFC pause may have expired
+  kNodeEventBase = 16,
+};
+
+// One direction of a full-duplex link, as seen from the sending port.
+struct LinkEnd {
+  Node* peer = nullptr;
+  uint16_t peer_port = 0;
+  Rate rate;
+  Time delay;
+};
+
+// The egress side of a port as far as PFC is concerned (IEEE 802.1Qbb): per priority, when the last received
+// pause expires. A PFC frame pauses a priority for quanta x 512 bit times at the port's rate; quanta 0 resumes.
+struct PauseState {
+  std::array<Time, 8> until{};
+  std::array<Time, 8> since{};
+  std::array<Time, 8> total{};       // time spent paused, per priority
+  std::array<int64_t, 8> xoff_rcvd{};  // PFC frames received with quanta > 0
+  std::array<int64_t, 8> xon_rcvd{};   // PFC frames received with quanta 0
+
+  bool paused(int prio, Time now) const { return until[prio] > now && since[prio] <= now; }
+  uint8_t paused_mask(Time now) const {
+    uint8_t m = 0;
+    for (int i = 0; i < 8; ++i) {
+      if (paused(i, now)) {
+        m |= static_cast<uint8_t>(1u << i);
+      }
+    }
+    return m;
+  }
+};
+
+// Time of `quanta` pause quanta at `rate`: one quantum is 512 bit times (802.1Qbb; ground-truth.md 5.1).
+inline Time pause_time(int quanta, Rate rate) { return rate.tx_time(Bytes(int64_t{quanta} * 64)); }
+
+// Base of switches and NICs.
+// Contract: a node only touches its own state; it reaches other nodes only by send(), which schedules the
+// frame's arrival at the peer. Packets handed to send() belong to the peer from then on.
+class Node : public EventHandler {
+ public:
+  Node(Simulator& sim, PacketPool& pool, std::string name) : sim_(sim), pool_(pool), name_(std::move(name)) {}
+  virtual ~Node() = default;
+  const std::string& name() const { return name_; }
+
+  void handle_event(uint32_t kind, uint64_t arg) final;
+
+ protected:
+  virtual void receive(Packet* p) = 0;
+  virtual void tx_done(uint16_t port) = 0;
+  virtual void on_event(uint32_t kind, uint64_t arg) {}
+  // Called when a PFC pause on `port` ended for the priorities in `mask`.
+  virtual void pause_ended(uint16_t port, uint8_t mask) = 0;
+
+  // Starts serialising `p` on the link `link` out of port `port`; the port is busy until kEvTxDone.
+  void send(uint16_t port, const LinkEnd& link, Packet* p) {
+    const Time ser = link.rate.tx_time(Bytes(p->wire_bytes()));
+    p->in_port = link.peer_port;
+    sim_.after(ser + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
+    sim_.after(ser, this, kEvTxDone, port);
+  }
+
+  // Applies a received PFC frame to `ps`: a pause takes effect `response` after the frame arrived. Returns the
+  // priorities it resumed (quanta 0).
+  uint8_t apply_pfc(PauseState& ps, uint16_t port, const Packet& pfc, Rate rate, Time response);
+
+  Simulator& sim_;
+  PacketPool& pool_;
+  std::string name_;
+  std::vector<PauseState>* pause_ = nullptr;  // per port; set by the subclass
+};
+
+}  // namespace rocesim

@@ -1,0 +1,86 @@
+// Packets: compact records taken from a pool, so the steady state allocates nothing per packet.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "rocesim/core/units.hpp"
+#include "rocesim/net/wire.hpp"
+
+namespace rocesim {
+
+enum class PacketKind : uint8_t { kData, kAck, kNak, kCnp, kPfc };
+inline constexpr int kPacketKinds = 5;
+
+struct Packet {
+  // Addressing and transport.
+  uint32_t src = 0;   // source host index
+  uint32_t dst = 0;   // destination host index
+  uint32_t flow = 0;  // flow (queue pair) index
+  uint32_t psn = 0;   // BTH packet sequence number (24 bits on the wire)
+  uint32_t qpn = 0;   // destination queue pair at the receiving NIC (BTH DestQP)
+  uint16_t sport = 0;  // UDP source port: the ECMP entropy of the flow
+  uint16_t frame = 0;  // frame bytes (Ethernet header to FCS), what buffers hold
+  uint16_t payload = 0;
+  uint16_t in_port = 0;  // the port this packet arrived on at the node that holds it
+  PacketKind kind = PacketKind::kData;
+  uint8_t opcode = 0;
+  uint8_t priority = 0;  // 802.1p / traffic class, 0..7
+  uint8_t dscp = 0;
+  uint8_t ecn = wire::kNotEct;
+  uint8_t charge = 0;  // which ingress bucket of the current switch holds it (see Switch)
+  uint8_t flags = 0;
+  uint8_t hops = 0;
+  Time sent;  // when the source NIC started sending it
+  // PFC frames only: which priorities the frame names, and their pause quanta.
+  uint8_t pfc_enable = 0;
+  uint16_t pfc_quanta[8] = {};
+  Packet* next_free = nullptr;
+
+  static constexpr uint8_t kFlagLast = 1;     // last packet of a message
+  static constexpr uint8_t kFlagAckReq = 2;   // BTH AckReq
+  static constexpr uint8_t kFlagRetx = 4;     // a retransmission
+
+  int wire_bytes() const { return wire::on_wire(frame); }
+};
+
+// Contract: acquire() returns a zeroed packet; release() takes it back. Storage is allocated in chunks and never
+// returned to the system while the pool lives; live() counts packets taken and not released, by kind.
+class PacketPool {
+ public:
+  Packet* acquire(PacketKind kind) {
+    if (!free_) {
+      grow();
+    }
+    Packet* p = free_;
+    free_ = p->next_free;
+    *p = Packet{};
+    p->kind = kind;
+    ++live_[static_cast<int>(kind)];
+    return p;
+  }
+  void release(Packet* p) {
+    --live_[static_cast<int>(p->kind)];
+    p->next_free = free_;
+    free_ = p;
+  }
+  int64_t live(PacketKind k) const { return live_[static_cast<int>(k)]; }
+  size_t capacity() const { return chunks_.size() * kChunk; }
+
+ private:
+  static constexpr size_t kChunk = 4096;
+  void grow() {
+    chunks_.push_back(std::make_unique<Packet[]>(kChunk));
+    Packet* c = chunks_.back().get();
+    for (size_t i = 0; i < kChunk; ++i) {
+      c[i].next_free = (i + 1 < kChunk) ? &c[i + 1] : free_;
+    }
+    free_ = c;
+  }
+  std::vector<std::unique_ptr<Packet[]>> chunks_;
+  Packet* free_ = nullptr;
+  int64_t live_[kPacketKinds] = {};
+};
+
+}  // namespace rocesim

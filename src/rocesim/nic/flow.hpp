@@ -1,0 +1,67 @@
+// Flows (messages) and their results, shared by the NICs at both ends and the output writers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rocesim/core/simulator.hpp"
+#include "rocesim/core/units.hpp"
+
+namespace rocesim {
+
+enum class RdmaOp : uint8_t { kWrite };
+
+// A flow as a workload asks for it.
+struct FlowSpec {
+  uint32_t src = 0;
+  uint32_t dst = 0;
+  Bytes size;
+  Time start;
+  int priority = 3;
+  RdmaOp op = RdmaOp::kWrite;
+  uint16_t workload = 0;  // index of the workload that made it
+};
+
+// A flow's record: what was asked, and what happened.
+struct FlowRecord {
+  FlowSpec spec;
+  uint32_t id = 0;
+  uint16_t sport = 0;
+  Time ideal_fct;   // alone on an idle fabric (see Network::ideal_fct)
+  Time end;         // when the sender saw the last ACK; zero while unfinished
+  bool done = false;
+  int64_t retransmits = 0;  // packets sent again (go-back-N or timeout)
+  int64_t cnps = 0;         // CNPs received by the sender
+  int64_t timeouts = 0;
+  int64_t naks = 0;
+};
+
+// The table of flows of one simulation. The run ends early once every flow has finished.
+class FlowTable {
+ public:
+  explicit FlowTable(Simulator& sim) : sim_(sim) {}
+  uint32_t add(FlowRecord r) {
+    r.id = static_cast<uint32_t>(flows_.size());
+    flows_.push_back(r);
+    ++remaining_;
+    return r.id;
+  }
+  FlowRecord& operator[](uint32_t id) { return flows_[id]; }
+  const std::vector<FlowRecord>& all() const { return flows_; }
+  void finished(uint32_t id, Time at) {
+    flows_[id].end = at;
+    flows_[id].done = true;
+    if (--remaining_ == 0) {
+      sim_.request_stop();
+    }
+  }
+  int64_t remaining() const { return remaining_; }
+
+ private:
+  Simulator& sim_;
+  std::vector<FlowRecord> flows_;
+  int64_t remaining_ = 0;
+};
+
+}  // namespace rocesim

@@ -1,0 +1,343 @@
+#include "rocesim/nic/nic.hpp"
+
+#include <algorithm>
+
+namespace rocesim {
+
+const Schema<NicParams>& NicParams::schema() {
+  static const Schema<NicParams> s = [] {
+    Schema<NicParams> sc("nic", "every host's RDMA NIC");
+    sc.add(&NicParams::mtu, "mtu", "4096", "payload bytes per packet (RoCE MTU: 256, 512, 1024, 2048 or 4096)",
+           in_range<int64_t>(256, 4096), "bytes")
+        .add(&NicParams::ack_interval, "ack_interval", "16",
+             "the receiver acknowledges every this many packets, and always the last packet of a message",
+             in_range<int64_t>(1, 1 << 20), "packets")
+        .add(&NicParams::retransmit_timeout, "retransmit_timeout", "1ms",
+             "go back to the first unacknowledged packet when no ACK advances for this long", at_least(Time::ns(1)))
+        .add(&NicParams::ack_priority, "ack_priority", "3", "priority of ACK and NAK packets",
+             in_range<int64_t>(0, 7), "priority")
+        .add(&NicParams::cnp_priority, "cnp_priority", "6", "priority of CNPs (NVIDIA cnp_802p_prio)",
+             in_range<int64_t>(0, 7), "priority")
+        .reserved("cc", "congestion control, see nic.cc.*");
+    return sc;
+  }();
+  return s;
+}
+
+Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
+         FlowTable& flows, std::array<uint8_t, 8> prio_to_dscp)
+    : Node(sim, pool, std::move(name)),
+      p_(p),
+      host_(host),
+      cc_alg_(cc),
+      cnp_interval_(cc.cnp_interval()),
+      flows_(flows),
+      prio_to_dscp_(prio_to_dscp) {
+  pause_ = &pause_states_;
+}
+
+uint32_t Nic::add_recv_qp(uint32_t flow, uint32_t) {
+  RecvQp r;
+  r.flow = flow;
+  r.src = flows_[flow].spec.src;
+  recv_.push_back(r);
+  return static_cast<uint32_t>(recv_.size() - 1);
+}
+
+uint32_t Nic::add_send_qp(uint32_t flow, uint32_t dst_qpn) {
+  const FlowRecord& f = flows_[flow];
+  SendQp q;
+  q.flow = flow;
+  q.dst = f.spec.dst;
+  q.dst_qpn = dst_qpn;
+  q.size = f.spec.size.count();
+  q.npkts = static_cast<uint32_t>(std::max<int64_t>(1, (q.size + p_.mtu - 1) / p_.mtu));
+  q.prio = static_cast<uint8_t>(f.spec.priority);
+  q.dscp = prio_to_dscp_[q.prio];
+  q.sport = f.sport;
+  q.cc = cc_alg_.make(link_.rate, *this);
+  const auto qpn = static_cast<uint32_t>(send_.size());
+  q.cc->owner = qpn;
+  send_.push_back(std::move(q));
+  sim_.at(f.spec.start, this, kEvStart, qpn);
+  return qpn;
+}
+
+void Nic::arm(CongestionControl* cc, Time at, uint32_t id) {
+  sim_.at(at, this, kEvCcTimer, (uint64_t{cc->owner} << 32) | id);
+}
+
+void Nic::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kEvStart: {
+      SendQp& q = send_[arg];
+      q.started = true;
+      q.next_send = sim_.now();
+      q.cc->on_start(sim_.now());
+      activate(static_cast<uint32_t>(arg));
+      try_send();
+      break;
+    }
+    case kEvWake:
+      if (wake_at_ <= sim_.now()) {
+        wake_at_ = Time::max();
+        try_send();
+      }
+      break;
+    case kEvRto: {
+      SendQp& q = send_[arg];
+      q.rto_armed = false;
+      if (q.acked >= q.npkts) {
+        break;
+      }
+      if (sim_.now() < q.rto_deadline) {
+        arm_rto(q, static_cast<uint32_t>(arg));
+        break;
+      }
+      ++flows_[q.flow].timeouts;
+      go_back(q, q.acked, static_cast<uint32_t>(arg));
+      break;
+    }
+    case kEvCcTimer: {
+      SendQp& q = send_[arg >> 32];
+      q.cc->on_timer(sim_.now(), static_cast<uint32_t>(arg));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Nic::activate(uint32_t qpn) {
+  SendQp& q = send_[qpn];
+  if (!q.active && q.next_psn < q.npkts) {
+    q.active = true;
+    active_.push_back(qpn);
+  }
+}
+
+void Nic::arm_rto(SendQp& q, uint32_t qpn) {
+  if (!q.rto_armed) {
+    q.rto_armed = true;
+    sim_.at(q.rto_deadline, this, kEvRto, qpn);
+  }
+}
+
+void Nic::go_back(SendQp& q, uint32_t psn, uint32_t qpn) {
+  if (psn < q.next_psn) {
+    flows_[q.flow].retransmits += q.next_psn - psn;
+    q.next_psn = psn;
+  }
+  q.rto_deadline = sim_.now() + p_.retransmit_timeout;
+  activate(qpn);
+  try_send();
+}
+
+void Nic::send_ctrl(PacketKind kind, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn, uint16_t sport) {
+  Packet* c = pool_.acquire(kind);
+  c->src = host_;
+  c->dst = dst;
+  c->qpn = qpn;
+  c->flow = flow;
+  c->psn = psn;
+  c->sport = sport;
+  if (kind == PacketKind::kCnp) {
+    c->opcode = wire::kCnp;
+    c->frame = wire::kCnpFrame;
+    c->priority = static_cast<uint8_t>(p_.cnp_priority);
+    ++cnt_.cnps_sent;
+  } else {
+    c->opcode = wire::kAcknowledge;
+    c->frame = wire::kAckFrame;
+    c->priority = static_cast<uint8_t>(p_.ack_priority);
+    ++(kind == PacketKind::kNak ? cnt_.naks_sent : cnt_.acks_sent);
+  }
+  c->dscp = prio_to_dscp_[c->priority];
+  c->sent = sim_.now();
+  ++cnt_.ctrl_sent;
+  ctrl_.push(c);
+  try_send();
+}
+
+void Nic::try_send() {
+  if (busy_ || !link_.peer) {
+    return;
+  }
+  const Time now = sim_.now();
+  const PauseState& ps = pause_states_[0];
+  // Control packets (ACK, NAK, CNP) go first: they are small and their delay is everyone's delay.
+  if (!ctrl_.empty() && !ps.paused(ctrl_.front()->priority, now)) {
+    Packet* c = ctrl_.pop();
+    cnt_.tx_bytes += c->frame;
+    busy_ = true;
+    send(0, link_, c);
+    return;
+  }
+  // Data: round robin over active QPs, each paced at its congestion control's rate.
+  Time earliest = Time::max();
+  for (size_t tries = 0; tries < active_.size();) {
+    if (rr_ >= active_.size()) {
+      rr_ = 0;
+    }
+    const uint32_t qpn = active_[rr_];
+    SendQp& q = send_[qpn];
+    if (q.next_psn >= q.npkts) {  // everything sent: leave the list until a NAK or timeout brings it back
+      q.active = false;
+      active_[rr_] = active_.back();
+      active_.pop_back();
+      continue;
+    }
+    ++tries;
+    if (ps.paused(q.prio, now)) {
+      ++rr_;
+      continue;
+    }
+    if (q.next_send > now) {
+      earliest = std::min(earliest, q.next_send);
+      ++rr_;
+      continue;
+    }
+    ++rr_;
+    if (send_data(q, qpn)) {
+      return;
+    }
+  }
+  if (earliest < Time::max() && earliest < wake_at_) {
+    wake_at_ = earliest;
+    sim_.at(earliest, this, kEvWake);
+  }
+}
+
+bool Nic::send_data(SendQp& q, uint32_t qpn) {
+  const uint32_t psn = q.next_psn++;
+  const int64_t offset = int64_t{psn} * p_.mtu;
+  const int payload = static_cast<int>(std::min<int64_t>(p_.mtu, q.size - offset));
+  const bool first = psn == 0, last = psn + 1 == q.npkts;
+  Packet* p = pool_.acquire(PacketKind::kData);
+  p->src = host_;
+  p->dst = q.dst;
+  p->qpn = q.dst_qpn;
+  p->flow = q.flow;
+  p->psn = psn;
+  p->sport = q.sport;
+  p->payload = static_cast<uint16_t>(std::max(payload, 0));
+  p->opcode = first && last ? wire::kWriteOnly : first ? wire::kWriteFirst : last ? wire::kWriteLast : wire::kWriteMiddle;
+  p->frame = static_cast<uint16_t>(wire::roce_frame(p->payload, first ? wire::kReth : 0));
+  p->priority = q.prio;
+  p->dscp = q.dscp;
+  p->ecn = wire::kEct0;
+  p->flags = static_cast<uint8_t>((last ? Packet::kFlagLast | Packet::kFlagAckReq : 0) |
+                                  (psn < q.high ? Packet::kFlagRetx : 0));
+  q.high = std::max(q.high, psn + 1);
+  p->sent = sim_.now();
+  const Time now = sim_.now();
+  q.next_send = now + q.cc->rate.tx_time(Bytes(p->wire_bytes()));
+  q.cc->on_sent(now, p->wire_bytes());
+  if (!q.rto_armed) {
+    q.rto_deadline = now + p_.retransmit_timeout;
+    arm_rto(q, qpn);
+  }
+  ++cnt_.data_sent;
+  cnt_.tx_bytes += p->frame;
+  busy_ = true;
+  // An injected loss: the packet leaves the NIC (it used the wire) but never arrives.
+  for (auto it = drops_.begin(); it != drops_.end(); ++it) {
+    if (it->first == q.flow && it->second == psn) {
+      drops_.erase(it);
+      ++injected_;
+      pool_.release(p);
+      sim_.after(link_.rate.tx_time(Bytes(wire::on_wire(p->frame))), this, kEvTxDone, 0);
+      return true;
+    }
+  }
+  send(0, link_, p);
+  return true;
+}
+
+void Nic::tx_done(uint16_t) {
+  busy_ = false;
+  try_send();
+}
+
+void Nic::receive(Packet* p) {
+  cnt_.rx_bytes += p->frame;
+  switch (p->kind) {
+    case PacketKind::kPfc: {
+      const uint8_t resumed = apply_pfc(pause_states_[0], 0, *p, link_.rate, Time());
+      pool_.release(p);
+      if (resumed) {
+        try_send();
+      }
+      return;
+    }
+    case PacketKind::kData:
+      ++cnt_.data_rcvd;
+      on_data(p);
+      break;
+    case PacketKind::kAck:
+    case PacketKind::kNak:
+      ++cnt_.ctrl_rcvd;
+      on_ack(p);
+      break;
+    case PacketKind::kCnp: {
+      ++cnt_.ctrl_rcvd;
+      SendQp& q = send_[p->qpn];
+      ++flows_[q.flow].cnps;
+      q.cc->on_cnp(sim_.now());
+      break;
+    }
+  }
+  pool_.release(p);
+}
+
+// Responder side of an RC QP (IBTA vol 1, 9.7): in-order delivery, a NAK (PSN sequence error) on the first
+// gap, cumulative ACKs coalesced every ack_interval packets; and the DCQCN notification point for CE marks.
+void Nic::on_data(Packet* p) {
+  RecvQp& r = recv_[p->qpn];
+  const Time now = sim_.now();
+  if (p->ecn == wire::kCe && cnp_interval_ && (!r.cnp_ever || now - r.last_cnp >= *cnp_interval_)) {
+    r.cnp_ever = true;
+    r.last_cnp = now;
+    send_ctrl(PacketKind::kCnp, r.src, r.src_qpn, r.flow, 0, p->sport);
+  }
+  if (p->psn == r.expected) {
+    ++r.expected;
+    r.nak_sent = false;
+    if (++r.since_ack >= p_.ack_interval || (p->flags & Packet::kFlagAckReq)) {
+      r.since_ack = 0;
+      send_ctrl(PacketKind::kAck, r.src, r.src_qpn, r.flow, r.expected - 1, p->sport);
+    }
+  } else if (p->psn > r.expected) {
+    if (!r.nak_sent) {
+      r.nak_sent = true;
+      send_ctrl(PacketKind::kNak, r.src, r.src_qpn, r.flow, r.expected, p->sport);
+    }
+  } else if (p->flags & Packet::kFlagAckReq) {
+    // A duplicate that asks for an ACK (after a timeout): repeat the cumulative one.
+    send_ctrl(PacketKind::kAck, r.src, r.src_qpn, r.flow, r.expected - 1, p->sport);
+  }
+}
+
+void Nic::on_ack(Packet* p) {
+  const uint32_t qpn = p->qpn;
+  SendQp& q = send_[qpn];
+  if (q.acked >= q.npkts) {
+    return;
+  }
+  const uint32_t upto = p->kind == PacketKind::kAck ? p->psn + 1 : p->psn;
+  if (upto > q.acked) {
+    q.acked = upto;
+    q.rto_deadline = sim_.now() + p_.retransmit_timeout;
+    q.cc->on_ack(sim_.now(), std::min<int64_t>(int64_t{q.acked} * p_.mtu, q.size), false);
+  }
+  if (q.acked >= q.npkts) {
+    flows_.finished(q.flow, sim_.now());
+    return;
+  }
+  if (p->kind == PacketKind::kNak) {
+    ++flows_[q.flow].naks;
+    go_back(q, p->psn, qpn);
+  }
+}
+
+}  // namespace rocesim

@@ -1,0 +1,127 @@
+// An RDMA NIC: reliable-connected queue pairs over RoCEv2, paced by per-QP congestion control, honouring PFC.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "rocesim/cc/cc.hpp"
+#include "rocesim/core/params.hpp"
+#include "rocesim/net/node.hpp"
+#include "rocesim/nic/flow.hpp"
+#include "rocesim/switch/ring.hpp"
+
+namespace rocesim {
+
+struct NicParams {
+  int64_t mtu = 0;  // payload bytes per packet
+  int64_t ack_interval = 0;
+  Time retransmit_timeout;
+  int64_t ack_priority = 0;
+  int64_t cnp_priority = 0;
+  static const Schema<NicParams>& schema();
+};
+
+// Counters of one NIC.
+struct NicCounters {
+  int64_t data_sent = 0;  // data packets put on the wire, retransmissions included
+  int64_t data_rcvd = 0;  // data packets that reached this NIC (in order or not)
+  int64_t ctrl_sent = 0;  // ACK, NAK and CNP packets sent
+  int64_t ctrl_rcvd = 0;
+  int64_t cnps_sent = 0;
+  int64_t naks_sent = 0;
+  int64_t acks_sent = 0;
+  int64_t tx_bytes = 0;  // frame bytes
+  int64_t rx_bytes = 0;
+};
+
+class Nic final : public Node, public CcTimers {
+ public:
+  Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
+      FlowTable& flows, std::array<uint8_t, 8> prio_to_dscp);
+
+  void connect(const LinkEnd& link) { link_ = link; }
+  const LinkEnd& link() const { return link_; }
+  // Queue pairs are set up before the run: the receiver's first, so the sender knows its QP number.
+  uint32_t add_recv_qp(uint32_t flow, uint32_t src_qpn_unused = 0);
+  uint32_t add_send_qp(uint32_t flow, uint32_t dst_qpn);
+  void set_recv_peer(uint32_t recv_qpn, uint32_t send_qpn) { recv_[recv_qpn].src_qpn = send_qpn; }
+
+  const NicCounters& counters() const { return cnt_; }
+  const PauseState& pause_state() const { return pause_states_[0]; }
+  // For tests: drop the next data packet this NIC would send with this PSN on this flow (once).
+  void inject_drop(uint32_t flow, uint32_t psn) { drops_.push_back({flow, psn}); }
+  // The current rate of the send QP of `flow` (for time series and tests).
+  Rate qp_rate(uint32_t send_qpn) const { return send_[send_qpn].cc->rate; }
+  int64_t injected_drops() const { return injected_; }
+
+  void arm(CongestionControl* cc, Time at, uint32_t id) override;
+
+ private:
+  enum : uint32_t { kEvStart = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer };
+
+  struct SendQp {
+    uint32_t flow = 0;
+    uint32_t dst = 0;
+    uint32_t dst_qpn = 0;
+    uint32_t npkts = 0;
+    uint32_t next_psn = 0;
+    uint32_t acked = 0;  // packets acknowledged (cumulative)
+    uint32_t high = 0;   // one past the highest PSN ever sent
+    int64_t size = 0;
+    uint8_t prio = 0;
+    uint8_t dscp = 0;
+    uint16_t sport = 0;
+    bool active = false;  // in the round-robin list
+    bool started = false;
+    bool rto_armed = false;
+    Time next_send;
+    Time rto_deadline;
+    std::unique_ptr<CongestionControl> cc;
+  };
+  struct RecvQp {
+    uint32_t flow = 0;
+    uint32_t src = 0;
+    uint32_t src_qpn = 0;
+    uint32_t expected = 0;
+    uint32_t since_ack = 0;
+    bool nak_sent = false;
+    bool cnp_ever = false;
+    Time last_cnp;
+  };
+
+  void receive(Packet* p) override;
+  void tx_done(uint16_t) override;
+  void pause_ended(uint16_t, uint8_t) override { try_send(); }
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+  void try_send();
+  bool send_data(SendQp& q, uint32_t qpn);
+  void activate(uint32_t qpn);
+  void send_ctrl(PacketKind kind, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn, uint16_t sport);
+  void on_data(Packet* p);
+  void on_ack(Packet* p);
+  void go_back(SendQp& q, uint32_t psn, uint32_t qpn);
+  void arm_rto(SendQp& q, uint32_t qpn);
+
+  NicParams p_;
+  uint32_t host_;
+  const CcAlgorithm& cc_alg_;
+  std::optional<Time> cnp_interval_;
+  FlowTable& flows_;
+  std::array<uint8_t, 8> prio_to_dscp_;
+  LinkEnd link_;
+  bool busy_ = false;
+  PacketRing ctrl_;
+  std::vector<SendQp> send_;
+  std::vector<RecvQp> recv_;
+  std::vector<uint32_t> active_;  // round-robin list of send QPs with packets to send
+  size_t rr_ = 0;
+  Time wake_at_ = Time::max();
+  std::vector<PauseState> pause_states_{1};
+  std::vector<std::pair<uint32_t, uint32_t>> drops_;
+  int64_t injected_ = 0;
+  NicCounters cnt_;
+};
+
+}  // namespace rocesim

@@ -1,0 +1,30 @@
+// Shared-buffer admission (the Broadcom/SONiC MMU model): each ingress (port, priority group) first uses its
+// reserved bytes, then the shared pool up to a limit; lossless groups then use their headroom.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "rocesim/core/params.hpp"
+
+namespace rocesim {
+
+struct BufferParams {
+  std::string type;    // dynamic | static
+  double alpha = 0;    // dynamic threshold factor
+  Bytes static_limit;  // static threshold
+  Bytes reserved;      // per (ingress port, priority group)
+  static const Schema<BufferParams>& schema();
+};
+
+// How much of the shared pool one priority group may hold.
+// Contract: stateless; `shared_free` is the shared pool's unused bytes at the moment of the decision.
+class BufferAdmission {
+ public:
+  virtual ~BufferAdmission() = default;
+  virtual int64_t shared_limit(int64_t shared_free) const = 0;
+};
+
+std::unique_ptr<BufferAdmission> make_buffer_admission(const BufferParams& p);
+
+}  // namespace rocesim

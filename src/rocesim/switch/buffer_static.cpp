@@ -1,0 +1,20 @@
+// Static threshold (SONiC `static_th`): a fixed number of shared bytes per priority group.
+#include "rocesim/switch/buffer.hpp"
+
+namespace rocesim {
+namespace {
+
+class StaticThreshold final : public BufferAdmission {
+ public:
+  explicit StaticThreshold(int64_t limit) : limit_(limit) {}
+  int64_t shared_limit(int64_t shared_free) const override { return limit_; }
+
+ private:
+  int64_t limit_;
+};
+
+}  // namespace
+
+std::unique_ptr<BufferAdmission> make_static_threshold(int64_t limit) { return std::make_unique<StaticThreshold>(limit); }
+
+}  // namespace rocesim

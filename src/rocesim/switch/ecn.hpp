@@ -1,0 +1,36 @@
+// ECN marking at a switch egress queue (the congestion point of DCQCN).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "rocesim/core/params.hpp"
+#include "rocesim/core/rng.hpp"
+#include "rocesim/core/units.hpp"
+
+namespace rocesim {
+
+struct EcnParams {
+  std::string type;
+  Bytes kmin;
+  Bytes kmax;
+  double pmax = 0;
+  std::string at;  // "enqueue" or "dequeue" (Fast ECN)
+  static const Schema<EcnParams>& schema();
+};
+
+// Decides whether a packet leaving or joining an egress queue of depth `queue` gets CE.
+// Contract: pure apart from drawing from `rng`; `queue` excludes the packet being decided on.
+class EcnMarker {
+ public:
+  virtual ~EcnMarker() = default;
+  virtual double probability(Bytes queue) const = 0;
+  bool mark(Bytes queue, Rng& rng) const {
+    const double p = probability(queue);
+    return p >= 1.0 || (p > 0.0 && rng.uniform() < p);
+  }
+};
+
+std::unique_ptr<EcnMarker> make_ecn_marker(const EcnParams& p);
+
+}  // namespace rocesim

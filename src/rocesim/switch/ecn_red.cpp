@@ -1,0 +1,59 @@
+// RED-like ECN marking (ground-truth.md 1.3): probability 0 at or below Kmin, rising linearly to Pmax at Kmax,
+// and 1 above Kmax. Default thresholds are NVIDIA Onyx `roce lossless` and Cumulus RoCE (150 KB / 1500 KB,
+// ground-truth.md 2.3); default Pmax 0.2 is the HPCC paper's DCQCN setting (ground-truth.md 1.5).
+#include "rocesim/switch/ecn.hpp"
+
+namespace rocesim {
+namespace {
+
+class RedMarker final : public EcnMarker {
+ public:
+  explicit RedMarker(const EcnParams& p) : p_(p) {}
+  double probability(Bytes q) const override {
+    if (q <= p_.kmin) {
+      return 0.0;
+    }
+    if (q > p_.kmax) {
+      return 1.0;
+    }
+    if (p_.kmax == p_.kmin) {
+      return 1.0;
+    }
+    return p_.pmax * static_cast<double>((q - p_.kmin).count()) / static_cast<double>((p_.kmax - p_.kmin).count());
+  }
+
+ private:
+  EcnParams p_;
+};
+
+}  // namespace
+
+const Schema<EcnParams>& EcnParams::schema() {
+  static const Schema<EcnParams> s = [] {
+    Schema<EcnParams> sc("ecn", "ECN marking at switch egress queues");
+    sc.add(&EcnParams::type, "type", "red", "marking curve: red (Kmin/Kmax/Pmax), or none", one_of({"red", "none"}))
+        .add(&EcnParams::kmin, "kmin", "150KB", "queue depth where marking starts (NVIDIA Onyx/Cumulus RoCE default)")
+        .add(&EcnParams::kmax, "kmax", "1500KB", "queue depth where the probability reaches pmax; above it every packet is marked")
+        .add(&EcnParams::pmax, "pmax", "0.2", "marking probability at kmax (HPCC-paper DCQCN setting)",
+             in_range(0.0, 1.0), "0..1")
+        .add(&EcnParams::at, "at", "enqueue", "mark when a packet joins the queue (enqueue) or leaves it (dequeue, \"Fast ECN\")",
+             one_of({"enqueue", "dequeue"}))
+        .validate([](const EcnParams& p) -> std::optional<std::pair<std::string, std::string>> {
+          if (p.kmin > p.kmax) {
+            return std::make_pair("kmin", "kmin (" + to_string(p.kmin) + ") must not exceed kmax (" + to_string(p.kmax) + ")");
+          }
+          return std::nullopt;
+        });
+    return sc;
+  }();
+  return s;
+}
+
+std::unique_ptr<EcnMarker> make_ecn_marker(const EcnParams& p) {
+  if (p.type == "none") {
+    return nullptr;
+  }
+  return std::make_unique<RedMarker>(p);
+}
+
+}  // namespace rocesim

@@ -1,0 +1,40 @@
+// A FIFO of packet pointers on a power-of-two ring that grows by doubling: no allocation in steady state.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "rocesim/net/packet.hpp"
+
+namespace rocesim {
+
+class PacketRing {
+ public:
+  bool empty() const { return head_ == tail_; }
+  size_t size() const { return tail_ - head_; }
+  Packet* front() const { return buf_[head_ & mask_]; }
+  void push(Packet* p) {
+    if (size() == buf_.size()) {
+      grow();
+    }
+    buf_[tail_++ & mask_] = p;
+  }
+  Packet* pop() { return buf_[head_++ & mask_]; }
+
+ private:
+  void grow() {
+    std::vector<Packet*> nb(buf_.empty() ? 16 : buf_.size() * 2);
+    const size_t n = size();
+    for (size_t i = 0; i < n; ++i) {
+      nb[i] = buf_[(head_ + i) & mask_];
+    }
+    buf_.swap(nb);
+    head_ = 0;
+    tail_ = n;
+    mask_ = buf_.size() - 1;
+  }
+  std::vector<Packet*> buf_;
+  size_t head_ = 0, tail_ = 0, mask_ = 0;
+};
+
+}  // namespace rocesim

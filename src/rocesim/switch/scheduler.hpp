@@ -1,0 +1,39 @@
+// Egress scheduling among the eight traffic classes of a port.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "rocesim/core/params.hpp"
+
+namespace rocesim {
+
+struct EtsParams {
+  std::string type;
+  std::vector<int64_t> strict;   // classes served by strict priority, higher class number first
+  std::vector<int64_t> weights;  // DWRR weights of the eight classes (used by the non-strict ones)
+  static const Schema<EtsParams>& schema();
+};
+
+// What the scheduler sees of a port: per class, the head packet's size (0 if the queue is empty) and which
+// classes may not send now (PFC-paused).
+struct ClassView {
+  std::array<int32_t, 8> head_bytes{};
+  uint8_t blocked = 0;
+};
+
+// Picks the class that sends next on one egress port.
+// Contract: one instance per port; pick() returns -1 if no class is both non-empty and unblocked, otherwise a
+// class whose head packet is then sent (pick() has already charged it).
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual int pick(const ClassView& v) = 0;
+};
+
+// `quantum_unit`: bytes of credit per unit of weight per round (at least the largest frame).
+std::unique_ptr<Scheduler> make_scheduler(const EtsParams& p, int32_t quantum_unit);
+
+}  // namespace rocesim

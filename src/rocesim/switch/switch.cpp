@@ -1,0 +1,385 @@
+#include "rocesim/switch/switch.hpp"
+
+#include <sstream>
+
+namespace rocesim {
+
+const Schema<PfcParams>& PfcParams::schema() {
+  static const Schema<PfcParams> s = [] {
+    Schema<PfcParams> sc("pfc", "priority flow control (IEEE 802.1Qbb)");
+    sc.add(&PfcParams::priorities, "priorities", "[3]", "lossless priorities (RoCE convention: 3)", {}, "priority")
+        .add(&PfcParams::headroom, "headroom", "auto",
+             "headroom per ingress port and lossless priority: auto (from rate, delay, frame size) or a size",
+             [](const std::string& v) -> std::optional<std::string> {
+               if (v == "auto") {
+                 return std::nullopt;
+               }
+               try {
+                 parse_bytes(v);
+               } catch (const UnitError& e) {
+                 return "must be 'auto' or a size: " + e.message;
+               }
+               return std::nullopt;
+             },
+             "auto | size")
+        .add(&PfcParams::xon_offset, "xon_offset", "3KB",
+             "resume (XON) once shared use is this far below the pause threshold (HPCC simulator: 3 KB)")
+        .add(&PfcParams::quanta, "quanta", "65535", "pause time carried by an XOFF frame, in 512-bit-time quanta",
+             in_range<int64_t>(1, 65535), "quanta")
+        .add(&PfcParams::response_time, "response_time", "0ns",
+             "time a paused port keeps sending after the PFC frame arrived (on top of the frame on the wire)")
+        .validate([](const PfcParams& p) -> std::optional<std::pair<std::string, std::string>> {
+          for (int64_t c : p.priorities) {
+            if (c < 0 || c > 7) {
+              return std::make_pair("priorities", "priority " + std::to_string(c) + " is not in 0..7");
+            }
+          }
+          return std::nullopt;
+        });
+    return sc;
+  }();
+  return s;
+}
+
+const Schema<SwitchParams>& SwitchParams::schema() {
+  static const Schema<SwitchParams> s = [] {
+    Schema<SwitchParams> sc("switch", "every switch of the fabric");
+    sc.add(&SwitchParams::buffer, "buffer", "16MB", "packet buffer shared by all ports", at_least(Bytes(1)))
+        .add(&SwitchParams::latency, "latency", "0ns", "forwarding pipeline latency before a packet joins its egress queue")
+        .add(&SwitchParams::dscp_map, "dscp_map", "26:3, 48:6",
+             "DSCP to priority (trust DSCP); unlisted DSCPs go to priority 0 (RoCE convention, ground-truth 2.2)",
+             [](const std::string& v) -> std::optional<std::string> {
+               try {
+                 parse_dscp_map(v);
+               } catch (const UnitError& e) {
+                 return e.message;
+               }
+               return std::nullopt;
+             },
+             "dscp:prio, ...")
+        .sub(&SwitchParams::admission, "admission", BufferParams::schema())
+        .sub(&SwitchParams::pfc, "pfc", PfcParams::schema())
+        .sub(&SwitchParams::ecn, "ecn", EcnParams::schema())
+        .sub(&SwitchParams::ets, "ets", EtsParams::schema());
+    return sc;
+  }();
+  return s;
+}
+
+std::array<uint8_t, 64> parse_dscp_map(const std::string& s) {
+  std::array<uint8_t, 64> m{};
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto colon = item.find(':');
+    if (item.find_first_not_of(" \t") == std::string::npos) {
+      continue;
+    }
+    if (colon == std::string::npos) {
+      throw UnitError{"bad DSCP map entry '" + item + "' (expected dscp:priority)"};
+    }
+    int dscp = -1, prio = -1;
+    try {
+      dscp = std::stoi(item.substr(0, colon));
+      prio = std::stoi(item.substr(colon + 1));
+    } catch (...) {
+      throw UnitError{"bad DSCP map entry '" + item + "' (expected dscp:priority)"};
+    }
+    if (dscp < 0 || dscp > 63 || prio < 0 || prio > 7) {
+      throw UnitError{"bad DSCP map entry '" + item + "' (DSCP 0..63, priority 0..7)"};
+    }
+    m[static_cast<size_t>(dscp)] = static_cast<uint8_t>(prio);
+  }
+  return m;
+}
+
+Bytes pfc_headroom(Rate rate, Time delay, Bytes max_frame, Time response_time) {
+  const Bytes in_flight = rate.bytes_in(delay * 2 + response_time) + Bytes(1);  // round up
+  return max_frame * 2 + Bytes(wire::on_wire(wire::kPfcFrame)) + in_flight;
+}
+
+const char* to_string(DropReason r) {
+  switch (r) {
+    case DropReason::kSharedLimit:
+      return "shared_limit";
+    case DropReason::kHeadroomOverflow:
+      return "headroom_overflow";
+    case DropReason::kBufferFull:
+      return "buffer_full";
+  }
+  return "?";
+}
+
+Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame)
+    : Node(sim, pool, std::move(name)),
+      params_(p),
+      max_frame_(wire::on_wire(static_cast<int>(max_frame.count()))),
+      dscp_to_prio_(parse_dscp_map(p.dscp_map)),
+      admission_(make_buffer_admission(p.admission)),
+      ecn_(make_ecn_marker(p.ecn)),
+      ecn_at_dequeue_(p.ecn.at == "dequeue"),
+      rng_(sim.rng("switch." + name_)) {
+  for (int64_t c : p.pfc.priorities) {
+    lossless_ |= static_cast<uint8_t>(1u << c);
+  }
+  pause_ = &pause_states_;
+}
+
+uint16_t Switch::add_port(const LinkEnd& link) {
+  ports_.emplace_back();
+  ports_.back().link = link;
+  ports_.back().sched = make_scheduler(params_.ets, static_cast<int32_t>(max_frame_));
+  pause_states_.emplace_back();
+  return static_cast<uint16_t>(ports_.size() - 1);
+}
+
+void Switch::finalize(const std::string& scenario_file) {
+  int64_t reserved_total = 0, headroom_total = 0;
+  const int lossless_count = __builtin_popcount(lossless_);
+  for (auto& port : ports_) {
+    if (params_.pfc.headroom == "auto") {
+      port.headroom =
+          pfc_headroom(port.link.rate, port.link.delay, Bytes(max_frame_ - wire::kPreambleIfg), params_.pfc.response_time)
+              .count();
+    } else {
+      port.headroom = parse_bytes(params_.pfc.headroom).count();
+    }
+    reserved_total += params_.admission.reserved.count() * 8;
+    headroom_total += port.headroom * lossless_count;
+  }
+  shared_pool_ = params_.buffer.count() - reserved_total - headroom_total;
+  if (shared_pool_ <= 0) {
+    throw InputError(scenario_file, 0, "switch.buffer",
+                     to_string(params_.buffer) + " is too small for switch '" + name_ + "': reserved space (" +
+                         to_string(Bytes(reserved_total)) + ") plus PFC headroom (" + to_string(Bytes(headroom_total)) +
+                         ") leave no shared pool");
+  }
+}
+
+void Switch::set_routes(std::vector<uint32_t> offset, std::vector<uint16_t> next, uint64_t ecmp_seed) {
+  route_offset_ = std::move(offset);
+  route_next_ = std::move(next);
+  ecmp_seed_ = ecmp_seed;
+}
+
+uint16_t Switch::route(const Packet& p) const {
+  const uint32_t b = route_offset_[p.dst];
+  const uint32_t n = route_offset_[p.dst + 1] - b;
+  if (n == 1) {
+    return route_next_[b];
+  }
+  // ECMP over the five-tuple: addresses, UDP ports (destination 4791; the source port is the flow's entropy)
+  // and protocol, hashed with a per-switch seed so that tiers do not polarise.
+  uint64_t key = (uint64_t{p.src} << 32 | p.dst) ^ (uint64_t{p.sport} << 16 | wire::kRoceUdpPort) * 0x9E37ULL ^
+                 (uint64_t{17} << 56) ^ ecmp_seed_;
+  const uint64_t h = splitmix64(key);
+  return route_next_[b + static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64)];
+}
+
+int64_t Switch::drops_total() const {
+  int64_t d = 0;
+  for (const auto& port : ports_) {
+    for (const auto& c : port.cnt) {
+      for (int64_t x : c.drops) {
+        d += x;
+      }
+    }
+  }
+  return d;
+}
+
+int64_t Switch::queued_packets() const {
+  int64_t n = 0;
+  for (const auto& port : ports_) {
+    for (const auto& q : port.q) {
+      n += static_cast<int64_t>(q.size());
+    }
+  }
+  return n;
+}
+
+void Switch::receive(Packet* p) {
+  if (p->kind == PacketKind::kPfc) {
+    const uint16_t port = p->in_port;
+    const uint8_t resumed =
+        apply_pfc(pause_states_[port], port, *p, ports_[port].link.rate, params_.pfc.response_time);
+    pool_.release(p);
+    if (resumed) {
+      try_send(port);
+    }
+    return;
+  }
+  p->priority = dscp_to_prio_[p->dscp & 63];
+  ++p->hops;
+  ports_[p->in_port].cnt[p->priority].rx_bytes += p->frame;
+  if (!admit(p)) {
+    return;
+  }
+  if (params_.latency > Time()) {
+    sim_.after(params_.latency, this, kEvForward, reinterpret_cast<uint64_t>(p));
+  } else {
+    enqueue(p);
+  }
+}
+
+// Ingress admission of the MMU model: reserved, then shared up to the admission limit, then (lossless only)
+// headroom. A lossless group whose shared use reaches the limit, or that spills into headroom, sends XOFF.
+bool Switch::admit(Packet* p) {
+  Port& in = ports_[p->in_port];
+  const int pg = p->priority;
+  const int64_t s = p->frame;
+  const bool lossless = lossless_ & (1u << pg);
+  if (total_used_ + s > params_.buffer.count()) {
+    drop(p, DropReason::kBufferFull);
+    return false;
+  }
+  const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
+  if (in.min_used[pg] + s <= params_.admission.reserved.count()) {
+    in.min_used[pg] += s;
+    p->charge = kChargeMin;
+  } else if (in.shared_used[pg] + s <= limit && shared_used_ + s <= shared_pool_ && !(lossless && in.hdrm_used[pg] > 0)) {
+    in.shared_used[pg] += s;
+    shared_used_ += s;
+    p->charge = kChargeShared;
+  } else if (lossless) {
+    if (in.hdrm_used[pg] + s > in.headroom) {
+      drop(p, DropReason::kHeadroomOverflow);
+      return false;
+    }
+    in.hdrm_used[pg] += s;
+    in.cnt[pg].max_headroom = std::max(in.cnt[pg].max_headroom, in.hdrm_used[pg]);
+    p->charge = kChargeHeadroom;
+  } else {
+    drop(p, DropReason::kSharedLimit);
+    return false;
+  }
+  total_used_ += s;
+  if (lossless && !(in.xoff & (1u << pg)) && (in.hdrm_used[pg] > 0 || in.shared_used[pg] + max_frame_ > limit)) {
+    in.xoff |= static_cast<uint8_t>(1u << pg);
+    in.pfc_pending |= static_cast<uint8_t>(1u << pg);
+    try_send(p->in_port);
+  }
+  return true;
+}
+
+void Switch::release(Packet* p) {
+  Port& in = ports_[p->in_port];
+  const int pg = p->priority;
+  const int64_t s = p->frame;
+  total_used_ -= s;
+  switch (p->charge) {
+    case kChargeMin:
+      in.min_used[pg] -= s;
+      break;
+    case kChargeShared:
+      in.shared_used[pg] -= s;
+      shared_used_ -= s;
+      break;
+    default:
+      in.hdrm_used[pg] -= s;
+  }
+  if (in.xoff & (1u << pg)) {
+    const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
+    const bool empty = in.shared_used[pg] == 0 && in.hdrm_used[pg] == 0;
+    if (empty || (in.hdrm_used[pg] == 0 && in.shared_used[pg] + params_.pfc.xon_offset.count() + max_frame_ <= limit)) {
+      in.xoff &= static_cast<uint8_t>(~(1u << pg));
+      in.pfc_pending |= static_cast<uint8_t>(1u << pg);
+      try_send(p->in_port);
+    }
+  }
+}
+
+void Switch::enqueue(Packet* p) {
+  const uint16_t out = route(*p);
+  Port& port = ports_[out];
+  const int c = p->priority;
+  if (ecn_ && !ecn_at_dequeue_ && p->ecn != wire::kNotEct && ecn_->mark(Bytes(port.qbytes[c]), rng_)) {
+    if (p->ecn != wire::kCe) {
+      ++port.cnt[c].ecn_marked;
+    }
+    p->ecn = wire::kCe;
+  }
+  port.q[c].push(p);
+  port.qbytes[c] += p->frame;
+  port.cnt[c].max_queue = std::max(port.cnt[c].max_queue, port.qbytes[c]);
+  try_send(out);
+}
+
+void Switch::drop(Packet* p, DropReason r) {
+  ++ports_[p->in_port].cnt[p->priority].drops[static_cast<int>(r)];
+  pool_.release(p);
+}
+
+void Switch::try_send(uint16_t out) {
+  Port& port = ports_[out];
+  if (port.busy) {
+    return;
+  }
+  // MAC control frames go ahead of data and are not subject to pause.
+  if (port.pfc_pending) {
+    Packet* f = pool_.acquire(PacketKind::kPfc);
+    f->frame = wire::kPfcFrame;
+    f->pfc_enable = port.pfc_pending;
+    for (int c = 0; c < 8; ++c) {
+      if (!(port.pfc_pending & (1u << c))) {
+        continue;
+      }
+      if (port.xoff & (1u << c)) {
+        f->pfc_quanta[c] = static_cast<uint16_t>(params_.pfc.quanta);
+        ++port.cnt[c].xoff_sent;
+        // Refresh the pause at half its lifetime while the group stays congested.
+        sim_.after(pause_time(static_cast<int>(params_.pfc.quanta), port.link.rate) / 2, this, kEvPfcRefresh,
+                   (uint64_t{++port.refresh_gen[c]} << 24) | (uint64_t{out} << 8) | static_cast<uint64_t>(c));
+      } else {
+        ++port.cnt[c].xon_sent;
+      }
+    }
+    port.pfc_pending = 0;
+    port.busy = true;
+    send(out, port.link, f);
+    return;
+  }
+  ClassView v;
+  for (int c = 0; c < 8; ++c) {
+    v.head_bytes[c] = port.q[c].empty() ? 0 : port.q[c].front()->frame;
+  }
+  v.blocked = pause_states_[out].paused_mask(sim_.now());
+  const int c = port.sched->pick(v);
+  if (c < 0) {
+    return;
+  }
+  Packet* p = port.q[c].pop();
+  port.qbytes[c] -= p->frame;
+  if (ecn_ && ecn_at_dequeue_ && p->ecn != wire::kNotEct && ecn_->mark(Bytes(port.qbytes[c]), rng_)) {
+    if (p->ecn != wire::kCe) {
+      ++port.cnt[c].ecn_marked;
+    }
+    p->ecn = wire::kCe;
+  }
+  release(p);
+  port.cnt[c].tx_bytes += p->frame;
+  ++port.cnt[c].tx_packets;
+  port.busy = true;
+  send(out, port.link, p);
+}
+
+void Switch::tx_done(uint16_t port) {
+  ports_[port].busy = false;
+  try_send(port);
+}
+
+void Switch::on_event(uint32_t kind, uint64_t arg) {
+  if (kind == kEvForward) {
+    enqueue(reinterpret_cast<Packet*>(arg));
+  } else if (kind == kEvPfcRefresh) {
+    const auto port = static_cast<uint16_t>(arg >> 8);
+    const int c = static_cast<int>(arg & 7);
+    // Only the latest XOFF's refresh counts; an XOFF sent since then has its own.
+    if ((ports_[port].xoff & (1u << c)) && static_cast<uint32_t>(arg >> 24) == ports_[port].refresh_gen[c]) {
+      ports_[port].pfc_pending |= static_cast<uint8_t>(1u << c);
+      try_send(port);
+    }
+  }
+}
+
+}  // namespace rocesim

@@ -1,0 +1,135 @@
+// A shared-buffer Ethernet switch with eight traffic classes per port, PFC, ECN marking and ETS scheduling.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocesim/core/params.hpp"
+#include "rocesim/net/node.hpp"
+#include "rocesim/switch/buffer.hpp"
+#include "rocesim/switch/ecn.hpp"
+#include "rocesim/switch/ring.hpp"
+#include "rocesim/switch/scheduler.hpp"
+
+namespace rocesim {
+
+struct PfcParams {
+  std::vector<int64_t> priorities;  // lossless priorities
+  std::string headroom;             // "auto" or a size per ingress port and lossless priority
+  Bytes xon_offset;
+  int64_t quanta = 0;
+  Time response_time;
+  static const Schema<PfcParams>& schema();
+};
+
+struct SwitchParams {
+  Bytes buffer;
+  Time latency;
+  std::string dscp_map;
+  BufferParams admission;
+  PfcParams pfc;
+  EcnParams ecn;
+  EtsParams ets;
+  static const Schema<SwitchParams>& schema();
+};
+
+// Parses "26:3, 48:6" into a 64-entry DSCP to priority table (unlisted DSCPs map to priority 0).
+std::array<uint8_t, 64> parse_dscp_map(const std::string& s);
+
+// Headroom that absorbs everything in flight after an XOFF trigger (docs/model.md, "PFC headroom"):
+//   2 x max frame (the frame being sent on each side) + the PFC frame + rate x (2 x delay + response time).
+Bytes pfc_headroom(Rate rate, Time delay, Bytes max_frame, Time response_time);
+
+enum class DropReason : uint8_t { kSharedLimit, kHeadroomOverflow, kBufferFull };
+inline constexpr int kDropReasons = 3;
+const char* to_string(DropReason r);
+
+// Counters of one (port, priority).
+struct PortPrioCounters {
+  int64_t tx_bytes = 0;  // frame bytes sent
+  int64_t tx_packets = 0;
+  int64_t rx_bytes = 0;
+  int64_t max_queue = 0;  // deepest egress queue seen
+  int64_t ecn_marked = 0;
+  std::array<int64_t, kDropReasons> drops{};
+  int64_t xoff_sent = 0;  // PFC frames sent with quanta > 0 for this priority
+  int64_t xon_sent = 0;
+  int64_t max_headroom = 0;  // deepest headroom use seen at ingress
+};
+
+class Switch final : public Node {
+ public:
+  // `max_frame`: the largest frame the hosts send (sizes the headroom and DWRR quantum).
+  Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame);
+
+  // Wiring, before the run: ports in order, then the routing table.
+  uint16_t add_port(const LinkEnd& link);
+  LinkEnd& link(uint16_t port) { return ports_[port].link; }
+  // Fixes headroom and the shared pool once every port exists; throws InputError if they exceed the buffer.
+  void finalize(const std::string& scenario_file);
+  // For each destination host h, next-hop ports next[offset[h] .. offset[h+1]).
+  void set_routes(std::vector<uint32_t> offset, std::vector<uint16_t> next, uint64_t ecmp_seed);
+
+  size_t num_ports() const { return ports_.size(); }
+  const PortPrioCounters& counters(uint16_t port, int prio) const { return ports_[port].cnt[prio]; }
+  const PauseState& pause_state(uint16_t port) const { return pause_states_[port]; }
+  Bytes headroom(uint16_t port) const { return Bytes(ports_[port].headroom); }
+  Bytes shared_pool() const { return Bytes(shared_pool_); }
+  int64_t queued_bytes(uint16_t port, int prio) const { return ports_[port].qbytes[prio]; }
+  int64_t drops_total() const;
+  int64_t queued_packets() const;
+  uint16_t route(const Packet& p) const;
+
+ private:
+  enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh };
+
+  struct Port {
+    LinkEnd link;
+    std::array<PacketRing, 8> q;
+    std::array<int64_t, 8> qbytes{};
+    std::unique_ptr<Scheduler> sched;
+    bool busy = false;
+    uint8_t pfc_pending = 0;  // priorities whose state must be signalled upstream
+    uint8_t xoff = 0;         // priorities we have asked the upstream port to pause
+    std::array<uint32_t, 8> refresh_gen{};
+    // Ingress accounting per priority group (= priority here).
+    std::array<int64_t, 8> min_used{};
+    std::array<int64_t, 8> shared_used{};
+    std::array<int64_t, 8> hdrm_used{};
+    int64_t headroom = 0;
+    std::array<PortPrioCounters, 8> cnt{};
+  };
+  enum Charge : uint8_t { kChargeMin = 0, kChargeShared = 1, kChargeHeadroom = 2 };
+
+  void receive(Packet* p) override;
+  void tx_done(uint16_t port) override;
+  void pause_ended(uint16_t port, uint8_t mask) override { try_send(port); }
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+  bool admit(Packet* p);
+  void release(Packet* p);
+  void enqueue(Packet* p);
+  void try_send(uint16_t port);
+  void drop(Packet* p, DropReason r);
+
+  SwitchParams params_;
+  int64_t max_frame_;
+  std::array<uint8_t, 64> dscp_to_prio_{};
+  uint8_t lossless_ = 0;
+  std::unique_ptr<BufferAdmission> admission_;
+  std::unique_ptr<EcnMarker> ecn_;
+  bool ecn_at_dequeue_ = false;
+  Rng rng_;
+  std::vector<Port> ports_;
+  std::vector<PauseState> pause_states_;
+  std::vector<uint32_t> route_offset_;
+  std::vector<uint16_t> route_next_;
+  uint64_t ecmp_seed_ = 0;
+  int64_t shared_pool_ = 0;
+  int64_t shared_used_ = 0;
+  int64_t total_used_ = 0;
+};
+
+}  // namespace rocesim

@@ -1,0 +1,74 @@
+// Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and k/2 aggregation switches,
+// (k/2)^2 core switches, k^3/4 hosts. Host numbering: pod-major, then edge switch, then port; host h is on edge
+// switch h / (k/2).
+#include "rocesim/topology/topology.hpp"
+
+namespace rocesim {
+namespace {
+struct FatTreeParams {
+  int64_t k = 0;
+  LinkParams host_link, fabric_link;
+  static const Schema<FatTreeParams>& schema() {
+    static const Schema<FatTreeParams> s = [] {
+      Schema<FatTreeParams> sc("fat-tree topology", "three-tier k-ary fat-tree");
+      sc.reserved("type", "fat-tree")
+          .add(&FatTreeParams::k, "k", "4", "switch radix (even): k^3/4 hosts, 5k^2/4 switches", in_range<int64_t>(2, 128))
+          .sub(&FatTreeParams::host_link, "host_link", LinkParams::schema("100Gbps"))
+          .sub(&FatTreeParams::fabric_link, "fabric_link", LinkParams::schema("100Gbps"))
+          .validate([](const FatTreeParams& p) -> std::optional<std::pair<std::string, std::string>> {
+            if (p.k % 2 != 0) {
+              return std::make_pair("k", "must be even, got " + std::to_string(p.k));
+            }
+            return std::nullopt;
+          });
+      return sc;
+    }();
+    return s;
+  }
+};
+}  // namespace
+
+TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx) {
+  const FatTreeParams p = FatTreeParams::schema().parse(n, ctx, "topology");
+  const int64_t k = p.k, half = k / 2;
+  TopologyGraph g;
+  for (int64_t h = 0; h < k * k * k / 4; ++h) {
+    g.add_node("host" + std::to_string(h), true);
+  }
+  std::vector<int> edge, agg, core;
+  for (int64_t pod = 0; pod < k; ++pod) {
+    for (int64_t i = 0; i < half; ++i) {
+      edge.push_back(g.add_node("edge" + std::to_string(pod) + "_" + std::to_string(i), false));
+    }
+    for (int64_t i = 0; i < half; ++i) {
+      agg.push_back(g.add_node("agg" + std::to_string(pod) + "_" + std::to_string(i), false));
+    }
+  }
+  for (int64_t i = 0; i < half * half; ++i) {
+    core.push_back(g.add_node("core" + std::to_string(i), false));
+  }
+  const Rate hr = p.host_link.rate, fr = p.fabric_link.rate;
+  const Time hd = p.host_link.effective_delay(), fd = p.fabric_link.effective_delay();
+  for (int64_t h = 0; h < k * k * k / 4; ++h) {
+    g.add_link(g.hosts[h], edge[h / half], hr, hd);
+  }
+  for (int64_t pod = 0; pod < k; ++pod) {
+    for (int64_t e = 0; e < half; ++e) {
+      for (int64_t a = 0; a < half; ++a) {
+        g.add_link(edge[pod * half + e], agg[pod * half + a], fr, fd);
+      }
+    }
+    // Aggregation switch a of every pod connects to cores a*half .. a*half+half-1.
+    for (int64_t a = 0; a < half; ++a) {
+      for (int64_t c = 0; c < half; ++c) {
+        g.add_link(agg[pod * half + a], core[a * half + c], fr, fd);
+      }
+    }
+  }
+  g.resolved = FatTreeParams::schema().dump(p);
+  return g;
+}
+
+void describe_fat_tree(std::vector<ParamDoc>& out, const std::string& prefix) { FatTreeParams::schema().describe(prefix, out); }
+
+}  // namespace rocesim

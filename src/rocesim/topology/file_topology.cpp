@@ -1,0 +1,109 @@
+// A custom topology from a text file (docs/scenario-reference.md, "Topology files"):
+//   # comment
+//   host <name>
+//   switch <name>
+//   link <name-a> <name-b> <rate> <delay>      e.g.  link h0 tor0 100Gbps 1us
+// Hosts are numbered in the order of their `host` lines. Each host has exactly one link.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "rocesim/topology/topology.hpp"
+
+namespace rocesim {
+namespace {
+struct FileTopoParams {
+  std::string path;
+  static const Schema<FileTopoParams>& schema() {
+    static const Schema<FileTopoParams> s =
+        Schema<FileTopoParams>("file topology", "nodes and links from a text file")
+            .reserved("type", "file")
+            .add(&FileTopoParams::path, "path", "topology.txt", "the file, relative to the scenario file");
+    return s;
+  }
+};
+}  // namespace
+
+TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir) {
+  const FileTopoParams p = FileTopoParams::schema().parse(n, ctx, "topology");
+  std::filesystem::path path(p.path);
+  if (path.is_relative()) {
+    path = std::filesystem::path(base_dir) / path;
+  }
+  std::ifstream in(path);
+  if (!in) {
+    throw InputError(ctx.file, line_of(n["path"]), "topology.path", "cannot open '" + path.string() + "'");
+  }
+  const std::string f = path.string();
+  TopologyGraph g;
+  std::map<std::string, int> ids;
+  std::vector<int> degree;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (auto h = line.find('#'); h != std::string::npos) {
+      line.resize(h);
+    }
+    std::istringstream ss(line);
+    std::string kw;
+    if (!(ss >> kw)) {
+      continue;
+    }
+    if (kw == "host" || kw == "switch") {
+      std::string name;
+      if (!(ss >> name)) {
+        throw InputError(f, lineno, kw, "missing node name");
+      }
+      if (ids.count(name)) {
+        throw InputError(f, lineno, kw, "node '" + name + "' is declared twice");
+      }
+      ids[name] = g.add_node(name, kw == "host");
+      degree.push_back(0);
+    } else if (kw == "link") {
+      std::string a, b, rate, delay, extra;
+      if (!(ss >> a >> b >> rate >> delay) || (ss >> extra)) {
+        throw InputError(f, lineno, "link", "expected: link <node-a> <node-b> <rate> <delay>");
+      }
+      for (const auto& nm : {a, b}) {
+        if (!ids.count(nm)) {
+          throw InputError(f, lineno, "link", "unknown node '" + nm + "' (declare it with host or switch first)");
+        }
+      }
+      if (a == b) {
+        throw InputError(f, lineno, "link", "a link needs two different nodes");
+      }
+      Rate r;
+      Time d;
+      try {
+        r = parse_rate(rate);
+        d = parse_time(delay);
+      } catch (const UnitError& e) {
+        throw InputError(f, lineno, "link", e.message);
+      }
+      g.add_link(ids[a], ids[b], r, d);
+      ++degree[ids[a]];
+      ++degree[ids[b]];
+    } else {
+      throw InputError(f, lineno, kw, "unknown line type; expected host, switch or link");
+    }
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].is_host && degree[i] != 1) {
+      throw InputError(f, 0, "host " + g.nodes[i].name,
+                       "a host needs exactly one link (it has " + std::to_string(degree[i]) + ")");
+    }
+    if (!g.nodes[i].is_host && degree[i] == 0) {
+      throw InputError(f, 0, "switch " + g.nodes[i].name, "switch has no links");
+    }
+  }
+  g.resolved = FileTopoParams::schema().dump(p);
+  return g;
+}
+
+void describe_topology_file(std::vector<ParamDoc>& out, const std::string& prefix) {
+  FileTopoParams::schema().describe(prefix, out);
+}
+
+}  // namespace rocesim

@@ -1,0 +1,66 @@
+// Topologies: a graph of hosts and switches joined by full-duplex links, built from the scenario's
+// `topology` section by the builder its `type` names (one file per builder).
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "rocesim/core/params.hpp"
+
+namespace rocesim {
+
+struct LinkParams {
+  Rate rate;
+  Time delay;
+  double cable_length_m = 0;  // if > 0, delay = 5 ns per metre
+  Time effective_delay() const;
+  static const Schema<LinkParams>& schema(const char* default_rate);
+};
+
+struct TopoNode {
+  std::string name;
+  bool is_host = false;
+};
+struct TopoLink {
+  int a = 0, b = 0;
+  Rate rate;
+  Time delay;
+};
+
+// Hosts are numbered 0..N-1 in the order of `hosts` (each builder documents its order).
+struct TopologyGraph {
+  std::string type;
+  std::vector<TopoNode> nodes;
+  std::vector<TopoLink> links;
+  std::vector<int> hosts;  // host index -> node index
+  nlohmann::json resolved;  // the parameters as used, for summary.json
+
+  int add_node(std::string name, bool host) {
+    nodes.push_back({std::move(name), host});
+    if (host) {
+      hosts.push_back(static_cast<int>(nodes.size() - 1));
+    }
+    return static_cast<int>(nodes.size() - 1);
+  }
+  void add_link(int a, int b, Rate r, Time d) { links.push_back({a, b, r, d}); }
+};
+
+std::vector<std::string> topology_types();
+// `base_dir`: where relative paths in the scenario (e.g. a topology file) are resolved.
+TopologyGraph build_topology(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir);
+void describe_topologies(std::vector<ParamDoc>& out);
+
+// Builders, one file each.
+TopologyGraph build_star(const YAML::Node& n, const ParseCtx& ctx);
+TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx);
+TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx);
+TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir);
+void describe_star(std::vector<ParamDoc>& out, const std::string& prefix);
+void describe_leaf_spine(std::vector<ParamDoc>& out, const std::string& prefix);
+void describe_fat_tree(std::vector<ParamDoc>& out, const std::string& prefix);
+void describe_topology_file(std::vector<ParamDoc>& out, const std::string& prefix);
+
+}  // namespace rocesim

@@ -1,0 +1,121 @@
+// Explicit flows from a CSV file with the header `src,dst,size,start,priority,operation`, e.g.
+//   0,5,1MB,10us,3,write
+// Sizes and times take units; operation is `write` (READ and SEND come with the NIC transport).
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "rocesim/workload/workload.hpp"
+
+namespace rocesim {
+namespace {
+struct FlowFileParams {
+  std::string path;
+  static const Schema<FlowFileParams>& schema() {
+    static const Schema<FlowFileParams> s = Schema<FlowFileParams>("flows workload", "flows from a CSV file")
+                                                .reserved("type", "flows")
+                                                .add(&FlowFileParams::path, "path", "flows.csv",
+                                                     "CSV file (src,dst,size,start,priority,operation), relative to the scenario");
+    return s;
+  }
+};
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  const auto e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+}  // namespace
+
+std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, uint32_t hosts) {
+  std::vector<FlowSpec> flows;
+  std::string line;
+  int lineno = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (trim(line).empty() || trim(line)[0] == '#') {
+      continue;
+    }
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    std::string c;
+    while (std::getline(ss, c, ',')) {
+      cols.push_back(trim(c));
+    }
+    if (!header) {
+      if (cols != std::vector<std::string>{"src", "dst", "size", "start", "priority", "operation"}) {
+        throw InputError(file, lineno, "header", "expected 'src,dst,size,start,priority,operation'");
+      }
+      header = true;
+      continue;
+    }
+    if (cols.size() != 6) {
+      throw InputError(file, lineno, "row", "expected 6 columns, got " + std::to_string(cols.size()));
+    }
+    FlowSpec f;
+    const char* col = "src";
+    try {
+      const int64_t src = ParamTraits<int64_t>::parse(cols[0]);
+      col = "dst";
+      const int64_t dst = ParamTraits<int64_t>::parse(cols[1]);
+      for (int64_t h : {src, dst}) {
+        if (h < 0 || h >= hosts) {
+          throw UnitError{"host " + std::to_string(h) + " does not exist (0.." + std::to_string(hosts - 1) + ")"};
+        }
+      }
+      if (src == dst) {
+        throw UnitError{"a flow needs two different hosts"};
+      }
+      f.src = static_cast<uint32_t>(src);
+      f.dst = static_cast<uint32_t>(dst);
+      col = "size";
+      f.size = parse_bytes(cols[2]);
+      if (f.size.count() <= 0) {
+        throw UnitError{"size must be positive"};
+      }
+      col = "start";
+      f.start = parse_time(cols[3]);
+      col = "priority";
+      const int64_t prio = ParamTraits<int64_t>::parse(cols[4]);
+      if (prio < 0 || prio > 7) {
+        throw UnitError{"priority must be 0..7"};
+      }
+      f.priority = static_cast<int>(prio);
+      col = "operation";
+      if (cols[5] != "write") {
+        throw UnitError{"unsupported operation '" + cols[5] + "' (supported: write)"};
+      }
+    } catch (const UnitError& e) {
+      throw InputError(file, lineno, col, e.message);
+    }
+    flows.push_back(f);
+  }
+  if (!header) {
+    throw InputError(file, 0, "header", "empty flow file");
+  }
+  return flows;
+}
+
+WorkloadFlows generate_flow_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
+                                 const WorkloadContext& wc, Rng&) {
+  const FlowFileParams p = FlowFileParams::schema().parse(n, ctx, path);
+  std::filesystem::path fp(p.path);
+  if (fp.is_relative()) {
+    fp = std::filesystem::path(wc.base_dir) / fp;
+  }
+  std::ifstream in(fp);
+  if (!in) {
+    throw InputError(ctx.file, line_of(n["path"]), path + ".path", "cannot open '" + fp.string() + "'");
+  }
+  WorkloadFlows out;
+  out.flows = read_flow_csv(in, fp.string(), wc.hosts);
+  out.resolved = FlowFileParams::schema().dump(p);
+  return out;
+}
+
+void describe_flow_file(std::vector<ParamDoc>& out, const std::string& prefix) {
+  FlowFileParams::schema().describe(prefix, out);
+}
+
+}  // namespace rocesim
