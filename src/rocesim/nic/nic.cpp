@@ -12,8 +12,10 @@ const Schema<NicParams>& NicParams::schema() {
         .add(&NicParams::ack_interval, "ack_interval", "16",
              "the receiver acknowledges every this many packets, and always the last packet of a message",
              in_range<int64_t>(1, 1 << 20), "packets")
-        .add(&NicParams::retransmit_timeout, "retransmit_timeout", "1ms",
-             "go back to the first unacknowledged packet when no ACK advances for this long", at_least(Time::ns(1)))
+        .add(&NicParams::retransmit_timeout, "retransmit_timeout", "67108.864us",
+             "go back to the first unacknowledged packet when no ACK advances for this long (IBTA local ACK "
+             "timeout 4.096 us x 2^14, the rdma-core default exponent)",
+             at_least(Time::ns(1)))
         .add(&NicParams::ack_priority, "ack_priority", "3", "priority of ACK and NAK packets",
              in_range<int64_t>(0, 7), "priority")
         .add(&NicParams::cnp_priority, "cnp_priority", "6", "priority of CNPs (NVIDIA cnp_802p_prio)",

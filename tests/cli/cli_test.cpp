@@ -1,0 +1,119 @@
+// Runs the rocesim binary as a user would.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out;
+};
+
+Result sh(const std::string& args) {
+  const std::string cmd = std::string(ROCESIM_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) {
+    out.append(buf, n);
+  }
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::filesystem::path tmpdir(const std::string& name) {
+  auto d = std::filesystem::temp_directory_path() / ("rocesim_cli_" + name + "_" + std::to_string(getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+TEST(Cli, DefaultScenarioRunsAndWritesTheResultFiles) {
+  const auto d = tmpdir("default");
+  const Result r = sh("run -o " + d.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("FCT slowdown"), std::string::npos);
+  const auto s = nlohmann::json::parse(slurp(d / "summary.json"));
+  for (const char* k : {"sim_time_ns", "wall_time_s", "events", "flows", "fct_slowdown", "drops", "pfc", "ecn", "cnp",
+                        "scenario"}) {
+    EXPECT_TRUE(s.contains(k)) << k;
+  }
+  EXPECT_EQ(s["flows"]["total"], s["flows"]["completed"]);
+  // The default scenario shows PFC, ECN and DCQCN at work, without lossless drops.
+  EXPECT_GT(s["pfc"]["pause_frames"].get<int>(), 0);
+  EXPECT_GT(s["ecn"]["marked"].get<int>(), 0);
+  EXPECT_GT(s["cnp"]["sent"].get<int>(), 0);
+  EXPECT_EQ(s["drops"]["lossless"], 0);
+  EXPECT_TRUE(s["packets"]["conserved"].get<bool>());
+  EXPECT_EQ(s["scenario"]["nic"]["cc"]["type"], "dcqcn");
+  EXPECT_EQ(slurp(d / "flows.csv").rfind("flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,"
+                                         "slowdown,retransmits,cnps\n",
+                                         0),
+            0u);
+  EXPECT_FALSE(slurp(d / "ports.csv").empty());
+}
+
+TEST(Cli, SameSeedGivesByteIdenticalResults) {
+  const auto a = tmpdir("det_a"), b = tmpdir("det_b"), c = tmpdir("det_c");
+  ASSERT_EQ(sh("run -q -o " + a.string()).status, 0);
+  ASSERT_EQ(sh("run -q -o " + b.string()).status, 0);
+  ASSERT_EQ(sh("run -q --seed 99 -o " + c.string()).status, 0);
+  EXPECT_EQ(slurp(a / "flows.csv"), slurp(b / "flows.csv"));
+  EXPECT_EQ(slurp(a / "ports.csv"), slurp(b / "ports.csv"));
+  auto sa = nlohmann::json::parse(slurp(a / "summary.json"));
+  auto sb = nlohmann::json::parse(slurp(b / "summary.json"));
+  for (auto* s : {&sa, &sb}) {  // wall-clock figures are the only thing allowed to differ
+    s->erase("wall_time_s");
+    s->erase("events_per_s");
+  }
+  EXPECT_EQ(sa, sb);
+  EXPECT_NE(slurp(a / "flows.csv"), slurp(c / "flows.csv"));  // another seed, other ECMP and start times
+}
+
+TEST(Cli, BadInputExitsWithStatusTwoAndWritesNothing) {
+  const auto d = tmpdir("bad");
+  std::ofstream(d / "bad.yaml") << "seed: 1\ntopology: {type: star, hosts: 4}\nswitch:\n  ecn: {kmni: 1KB}\n";
+  const auto out = d / "out";
+  Result r = sh("run " + (d / "bad.yaml").string() + " -o " + out.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("bad.yaml:4: switch.ecn.kmni: unknown key"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("did you mean 'kmin'"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = sh("run " + (d / "missing.yaml").string() + " -o " + out.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("no such file"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("terminate"), std::string::npos);
+  EXPECT_EQ(sh("run --set switch.buffer=lots -o " + out.string()).status, 2);
+  EXPECT_EQ(sh("frobnicate").status, 2);
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(Cli, ValidateParamsAndVersion) {
+  Result r = sh("validate " + std::string(ROCESIM_SOURCE_DIR) + "/scenarios/incast.yaml");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("16 hosts, 4 switches, 15 flows"), std::string::npos) << r.out;
+  r = sh("params switch.ecn");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("switch.ecn.kmin"), std::string::npos);
+  EXPECT_EQ(r.out.find("nic.mtu"), std::string::npos);
+  EXPECT_EQ(sh("params nosuch").status, 2);
+  r = sh("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("rocesim 0."), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,91 @@
+#include "rocesim/core/event_queue.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "rocesim/core/rng.hpp"
+#include "rocesim/core/simulator.hpp"
+
+namespace rocesim {
+namespace {
+struct Recorder final : EventHandler {
+  std::vector<std::pair<int64_t, uint64_t>> seen;
+  Simulator* sim = nullptr;
+  void handle_event(uint32_t, uint64_t arg) override { seen.push_back({sim ? sim->now().ps() : 0, arg}); }
+};
+}  // namespace
+
+TEST(EventQueue, PopsInTimeOrderAndTiesInInsertionOrder) {
+  EventQueue q;
+  Recorder r;
+  Rng rng(3, "t");
+  std::vector<std::tuple<int64_t, uint64_t>> expect;
+  for (uint64_t i = 0; i < 20000; ++i) {
+    const int64_t t = static_cast<int64_t>(rng.below(500));  // many ties
+    q.push(Time::ps(t), &r, 0, i);
+    expect.push_back({t, i});
+  }
+  std::stable_sort(expect.begin(), expect.end(),
+                   [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+  for (const auto& [t, i] : expect) {
+    ASSERT_FALSE(q.empty());
+    const Event e = q.pop();
+    ASSERT_EQ(e.t.ps(), t);
+    ASSERT_EQ(e.arg, i);
+  }
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueue, KeepsKindAndHandler) {
+  EventQueue q;
+  Recorder r;
+  q.push(Time::ns(1), &r, 0xABC, 7);
+  const Event e = q.pop();
+  EXPECT_EQ(e.kind(), 0xABCu);
+  EXPECT_EQ(e.handler, &r);
+}
+
+TEST(Simulator, RunsEventsUpToStopAndAdvancesTheClock) {
+  Simulator sim(1);
+  Recorder r;
+  r.sim = &sim;
+  sim.at(Time::us(1), &r, 0, 1);
+  sim.at(Time::us(3), &r, 0, 2);
+  sim.at(Time::us(2), &r, 0, 3);
+  EXPECT_FALSE(sim.run(Time::us(2)));
+  ASSERT_EQ(r.seen.size(), 2u);
+  EXPECT_EQ(r.seen[0], (std::pair<int64_t, uint64_t>{1'000'000, 1}));
+  EXPECT_EQ(r.seen[1], (std::pair<int64_t, uint64_t>{2'000'000, 3}));
+  EXPECT_EQ(sim.now(), Time::us(2));
+  EXPECT_TRUE(sim.run(Time::us(10)));
+  EXPECT_EQ(sim.events(), 3u);
+}
+
+TEST(Rng, StreamsAreDeterministicAndIndependentPerComponent) {
+  Rng a(7, "switch.leaf0"), b(7, "switch.leaf0"), c(7, "switch.leaf1"), d(8, "switch.leaf0");
+  int same_c = 0, same_d = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t x = a.next();
+    EXPECT_EQ(x, b.next());
+    same_c += x == c.next();
+    same_d += x == d.next();
+  }
+  EXPECT_EQ(same_c, 0);
+  EXPECT_EQ(same_d, 0);
+}
+
+TEST(Rng, UniformHasMeanOneHalf) {
+  Rng r(1, "u");
+  double sum = 0;
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) {
+    sum += r.uniform();
+  }
+  // Standard error of the mean is sqrt(1/12/n) = 0.00065; allow 5 of them.
+  EXPECT_NEAR(sum / n, 0.5, 0.0033);
+}
+
+}  // namespace rocesim

@@ -1,0 +1,129 @@
+#include "rocesim/core/params.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "rocesim/io/scenario.hpp"
+#include "rocesim/switch/switch.hpp"
+
+namespace rocesim {
+
+namespace {
+const char* kMinimal = R"(seed: 3
+stop: 1ms
+topology: {type: star, hosts: 4}
+)";
+
+InputError parse_error(const std::string& yaml, const std::vector<std::string>& sets = {}) {
+  try {
+    Simulation s(parse_scenario(yaml, "bad.yaml", ".", sets));
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error for:\n" << yaml;
+  return InputError("", 0, "", "");
+}
+}  // namespace
+
+TEST(Params, DefaultsComeFromTheDeclaration) {
+  const Scenario sc = parse_scenario(kMinimal, "t.yaml", ".", {});
+  EXPECT_EQ(sc.sw.buffer, Bytes(16'000'000));
+  EXPECT_EQ(sc.sw.ecn.kmin, Bytes(150'000));
+  EXPECT_EQ(sc.sw.ecn.kmax, Bytes(1'500'000));
+  EXPECT_EQ(sc.nic.mtu, 4096);
+  EXPECT_EQ(sc.top.stop, Time::ms(1));
+}
+
+TEST(Params, UnknownKeySuggestsTheClosestOne) {
+  const InputError e = parse_error(std::string(kMinimal) + "switch:\n  ecn: {kmni: 100KB}\n");
+  EXPECT_EQ(e.file(), "bad.yaml");
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_EQ(e.key(), "switch.ecn.kmni");
+  EXPECT_NE(e.problem().find("did you mean 'kmin'"), std::string::npos) << e.what();
+}
+
+TEST(Params, BadUnitNamesKeyAndLine) {
+  const InputError e = parse_error(std::string(kMinimal) + "switch:\n  buffer: 16MBB\n");
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_EQ(e.key(), "switch.buffer");
+  EXPECT_NE(e.problem().find("unknown unit"), std::string::npos) << e.what();
+}
+
+TEST(Params, ImpossibleValuesAreRejected) {
+  EXPECT_EQ(parse_error(std::string(kMinimal) + "switch: {ecn: {kmin: 2MB, kmax: 1MB}}\n").key(), "switch.ecn.kmin");
+  EXPECT_EQ(parse_error(std::string(kMinimal) + "nic: {mtu: 9000}\n").key(), "nic.mtu");
+  EXPECT_EQ(parse_error(std::string(kMinimal) + "nic: {mtu: 128}\n").key(), "nic.mtu");
+  EXPECT_EQ(parse_error(std::string(kMinimal) + "switch: {ecn: {pmax: 1.5}}\n").key(), "switch.ecn.pmax");
+  EXPECT_EQ(
+      parse_error(std::string(kMinimal) + "workload:\n  - {type: incast, receiver: 9, senders: 2}\n").key(),
+      "workload.0.receiver");
+  EXPECT_EQ(parse_error("topology: {type: star, hosts: 4, host_link: {rate: -5Gbps}}\n").key(),
+            "topology.host_link.rate");
+  EXPECT_EQ(parse_error("topology: {type: fat-tree, k: 5}\n").key(), "topology.k");
+}
+
+TEST(Params, WrongTypeIsAnError) {
+  const InputError e = parse_error(std::string(kMinimal) + "switch:\n  pfc: {priorities: three}\n");
+  EXPECT_EQ(e.key(), "switch.pfc.priorities");
+}
+
+TEST(Params, UnknownTypeSuggestsAKnownOne) {
+  const InputError e = parse_error("topology: {type: leaf-spin}\n");
+  EXPECT_EQ(e.key(), "topology.type");
+  EXPECT_NE(e.problem().find("did you mean 'leaf-spine'"), std::string::npos) << e.what();
+  EXPECT_NE(parse_error(std::string(kMinimal) + "nic: {cc: dcqnc}\n").problem().find("did you mean 'dcqcn'"),
+            std::string::npos);
+}
+
+TEST(Params, MalformedYamlNamesTheLine) {
+  const InputError e = parse_error("seed: 1\ntopology: {type: star\n");
+  EXPECT_GT(e.line(), 0);
+  EXPECT_NE(e.problem().find("malformed YAML"), std::string::npos);
+}
+
+TEST(Params, OverridesReachNestedKeysAndListItems) {
+  const Scenario sc = parse_scenario(std::string(kMinimal) + "workload:\n  - {type: incast, senders: 2}\n", "t.yaml",
+                                     ".", {"switch.ecn.kmin=200KB", "nic.cc.g=0.5", "workload.0.size=2MB"});
+  EXPECT_EQ(sc.sw.ecn.kmin, Bytes(200'000));
+  EXPECT_EQ(sc.cc->dump()["g"], 0.5);
+  EXPECT_EQ(sc.workload_node[0]["size"].as<std::string>(), "2MB");
+  EXPECT_THROW(parse_scenario(kMinimal, "t.yaml", ".", {"switch.ecn.kmni=1KB"}), InputError);
+  EXPECT_THROW(parse_scenario(kMinimal, "t.yaml", ".", {"novalue"}), InputError);
+}
+
+TEST(Params, CcPresetsCarryTheirDefaults) {
+  const Scenario nvidia = parse_scenario(std::string(kMinimal) + "nic: {cc: dcqcn}\n", "t.yaml", ".", {});
+  const Scenario paper = parse_scenario(std::string(kMinimal) + "nic: {cc: dcqcn-paper}\n", "t.yaml", ".", {});
+  EXPECT_EQ(nvidia.cc->dump()["rate_increase_period"], "300us");  // rpg_time_reset
+  EXPECT_EQ(nvidia.cc->dump()["min_time_between_cnps"], "4us");
+  EXPECT_EQ(paper.cc->dump()["rate_increase_period"], "55us");
+  EXPECT_EQ(paper.cc->dump()["fast_recovery_steps"], 5);
+}
+
+TEST(Params, ScenarioReferenceDocMatchesTheDeclarations) {
+  std::ifstream in(std::string(ROCESIM_SOURCE_DIR) + "/docs/scenario-reference.md");
+  ASSERT_TRUE(in) << "docs/scenario-reference.md is missing; generate it with `rocesim params --markdown`";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), scenario_reference_markdown())
+      << "docs/scenario-reference.md is stale: regenerate it with `rocesim params --markdown > docs/scenario-reference.md`";
+}
+
+TEST(Params, EveryParameterHasADoc) {
+  for (const auto& d : all_params()) {
+    EXPECT_FALSE(d.doc.empty()) << d.key;
+  }
+}
+
+TEST(Params, DscpMapParsesAndRejectsGarbage) {
+  const auto m = parse_dscp_map("26:3, 48:6");
+  EXPECT_EQ(m[26], 3);
+  EXPECT_EQ(m[48], 6);
+  EXPECT_EQ(m[0], 0);
+  EXPECT_THROW(parse_dscp_map("26-3"), UnitError);
+  EXPECT_THROW(parse_dscp_map("64:3"), UnitError);
+}
+
+}  // namespace rocesim

@@ -1,0 +1,36 @@
+// Helpers shared by the tests: build and run a simulation from YAML text.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocesim/io/scenario.hpp"
+
+namespace rocesim::test {
+
+inline std::unique_ptr<Simulation> make_sim(const std::string& yaml, const std::vector<std::string>& sets = {}) {
+  return std::make_unique<Simulation>(parse_scenario(yaml, "test.yaml", ".", sets));
+}
+
+inline std::unique_ptr<Simulation> run_sim(const std::string& yaml, const std::vector<std::string>& sets = {}) {
+  auto s = make_sim(yaml, sets);
+  s->run();
+  return s;
+}
+
+// Sum of a switch-port counter over all switches, ports and the given priorities.
+template <class F>
+int64_t sum_ports(Network& net, F f) {
+  int64_t t = 0;
+  for (const auto& sw : net.switches()) {
+    for (uint16_t p = 0; p < sw->num_ports(); ++p) {
+      for (int c = 0; c < 8; ++c) {
+        t += f(sw->counters(p, c));
+      }
+    }
+  }
+  return t;
+}
+
+}  // namespace rocesim::test
