@@ -79,10 +79,22 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
     }
   }
   int64_t cnps = 0, data_sent = 0;
+  // Packet-hops: frames that crossed one link (every frame a NIC or a switch port put on the wire).
+  int64_t hops = pause_frames + resume_frames;
   for (const auto& n : net.nics()) {
     cnps += n->counters().cnps_sent;
     data_sent += n->counters().data_sent;
+    hops += n->counters().data_sent + n->counters().ctrl_sent;
   }
+  for (const auto& sw : net.switches()) {
+    for (uint16_t p = 0; p < sw->num_ports(); ++p) {
+      for (int c = 0; c < 8; ++c) {
+        hops += sw->counters(p, c).tx_packets;
+      }
+    }
+  }
+  j["packet_hops"] = hops;
+  j["packet_hops_per_s"] = info.wall_time_s > 0 ? static_cast<double>(hops) / info.wall_time_s : 0.0;
   j["drops"] = {{"total", drops}, {"lossless", lossless_drops}, {"by_reason", by_reason}};
   j["pfc"] = {{"pause_frames", pause_frames}, {"resume_frames", resume_frames}};
   j["ecn"] = {{"marked", marked}};
