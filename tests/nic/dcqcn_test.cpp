@@ -65,9 +65,9 @@ TEST(Dcqcn, CutsAreRateLimitedByTheMonitorPeriod) {
   EXPECT_LT(gbps(*cc), after_first);
 }
 
-TEST(Dcqcn, NvidiaRecoveryGoesAdditiveThenHyper) {
-  // F = 1 (rpg_threshold): the first timer event (stage 1 == F) is additive: R_T = min(100G + 5M, 100G),
-  // R_C = (R_T + R_C)/2; the second (stage 2 > F) is hyper, again halving the gap.
+TEST(Dcqcn, NvidiaRecoveryHalvesTheGapToLineRatePerTimerEvent) {
+  // F = 1 (rpg_threshold): the first timer event is fast recovery, R_C = (R_T + R_C)/2 with R_T still 100G
+  // (clamp_tgt_rate off); the second is additive, R_T = min(100G + 5M, 100G), again halving the gap.
   FakeTimers t;
   auto cc = make("dcqcn", t);
   cc->on_cnp(Time::us(10));

@@ -9,7 +9,8 @@
 //   alpha: every alpha_update_period, alpha = (1-g) alpha + g if a CNP arrived in the period, else (1-g) alpha;
 //     the first CNP sets alpha = initial_alpha. (Computed lazily: k quiet periods multiply by (1-g)^k.)
 //   increase events: every rate_increase_period (timer T) and every byte_counter bytes sent (counter B); with
-//     s = the larger of the two stage counts since the last cut:
+//     s = the larger of the two stage counts since the last cut, counted before this event (so F fast-recovery
+//     steps come first, as in the HPCC simulator's Mellanox model):
 //     s <  F: fast recovery     R_C = (R_T + R_C)/2
 //     s == F: additive increase R_T += rate_ai;  R_C = (R_T + R_C)/2
 //     s >  F: hyper increase    R_T += rate_hai; R_C = (R_T + R_C)/2      (R_T capped at line rate)
@@ -92,6 +93,9 @@ class Dcqcn final : public CongestionControl {
       alpha_epoch_ = now;
       cnp_in_period_ = false;  // the first CNP sets alpha; it does not also count as a period with a CNP
     }
+    if (cut_pending_) {
+      return;  // the deferred cut will act on this CNP too
+    }
     if (now >= next_cut_) {
       cut(now);
     } else if (!cut_pending_) {
@@ -107,8 +111,8 @@ class Dcqcn final : public CongestionControl {
     bytes_ += bytes;
     if (bytes_ >= p_.byte_counter.count()) {
       bytes_ = 0;
-      ++byte_stage_;
       increase();
+      ++byte_stage_;
     }
   }
 
@@ -117,8 +121,8 @@ class Dcqcn final : public CongestionControl {
       cut_pending_ = false;
       cut(now);
     } else if ((id >> 4) == increase_gen_) {
-      ++time_stage_;
       increase();
+      ++time_stage_;
       if (rc_ < line_f()) {
         timers_.arm(this, now + p_.rate_increase_period, (increase_gen_ << 4) | kTimerIncrease);
       }

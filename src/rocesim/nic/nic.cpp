@@ -89,7 +89,7 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kEvRto: {
       SendQp& q = send_[arg];
       q.rto_armed = false;
-      if (q.acked >= q.npkts) {
+      if (q.acked >= q.npkts || q.acked >= q.next_psn) {  // nothing outstanding: the next send re-arms
         break;
       }
       if (sim_.now() < q.rto_deadline) {
