@@ -48,8 +48,8 @@ TEST(Cli, DefaultScenarioRunsAndWritesTheResultFiles) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("FCT slowdown"), std::string::npos);
   const auto s = nlohmann::json::parse(slurp(d / "summary.json"));
-  for (const char* k : {"sim_time_ns", "wall_time_s", "events", "flows", "fct_slowdown", "drops", "pfc", "ecn", "cnp",
-                        "scenario"}) {
+  for (const char* k :
+       {"sim_time_ns", "wall_time_s", "events", "flows", "fct_slowdown", "drops", "pfc", "ecn", "cnp", "scenario"}) {
     EXPECT_TRUE(s.contains(k)) << k;
   }
   EXPECT_EQ(s["flows"]["total"], s["flows"]["completed"]);
@@ -60,9 +60,10 @@ TEST(Cli, DefaultScenarioRunsAndWritesTheResultFiles) {
   EXPECT_EQ(s["drops"]["lossless"], 0);
   EXPECT_TRUE(s["packets"]["conserved"].get<bool>());
   EXPECT_EQ(s["scenario"]["nic"]["cc"]["type"], "dcqcn");
-  EXPECT_EQ(slurp(d / "flows.csv").rfind("flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,"
-                                         "slowdown,retransmits,cnps\n",
-                                         0),
+  EXPECT_EQ(slurp(d / "flows.csv")
+                .rfind("flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,"
+                       "slowdown,retransmits,cnps\n",
+                       0),
             0u);
   EXPECT_FALSE(slurp(d / "ports.csv").empty());
 }

@@ -56,9 +56,8 @@ TEST(Params, ImpossibleValuesAreRejected) {
   EXPECT_EQ(parse_error(std::string(kMinimal) + "nic: {mtu: 9000}\n").key(), "nic.mtu");
   EXPECT_EQ(parse_error(std::string(kMinimal) + "nic: {mtu: 128}\n").key(), "nic.mtu");
   EXPECT_EQ(parse_error(std::string(kMinimal) + "switch: {ecn: {pmax: 1.5}}\n").key(), "switch.ecn.pmax");
-  EXPECT_EQ(
-      parse_error(std::string(kMinimal) + "workload:\n  - {type: incast, receiver: 9, senders: 2}\n").key(),
-      "workload.0.receiver");
+  EXPECT_EQ(parse_error(std::string(kMinimal) + "workload:\n  - {type: incast, receiver: 9, senders: 2}\n").key(),
+            "workload.0.receiver");
   EXPECT_EQ(parse_error("topology: {type: star, hosts: 4, host_link: {rate: -5Gbps}}\n").key(),
             "topology.host_link.rate");
   EXPECT_EQ(parse_error("topology: {type: fat-tree, k: 5}\n").key(), "topology.k");
@@ -107,8 +106,8 @@ TEST(Params, ScenarioReferenceDocMatchesTheDeclarations) {
   ASSERT_TRUE(in) << "docs/scenario-reference.md is missing; generate it with `rocesim params --markdown`";
   std::stringstream ss;
   ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), scenario_reference_markdown())
-      << "docs/scenario-reference.md is stale: regenerate it with `rocesim params --markdown > docs/scenario-reference.md`";
+  EXPECT_EQ(ss.str(), scenario_reference_markdown()) << "docs/scenario-reference.md is stale: regenerate it with "
+                                                        "`rocesim params --markdown > docs/scenario-reference.md`";
 }
 
 TEST(Params, EveryParameterHasADoc) {

@@ -28,14 +28,15 @@ TEST(Transport, OneFlowOnAnIdlePathRunsAtLineRateAndMatchesItsIdealFct) {
   const double wire = static_cast<double>(10'000'000 + pkts * 82 + 16);
   const double efficiency = 10'000'000.0 / wire;
   // Goodput over the transfer (FCT less the fixed path latency: first packet's store-and-forward and the ACK).
-  const double fixed_ns = 4 * 1000.0 * 2 + (1106 * 8 / 100.0) * 2 + (1106 * 8 / 400.0) * 2 + 86 * 8 / 100.0 * 2 +
-                          86 * 8 / 400.0 * 2;
+  const double fixed_ns =
+      4 * 1000.0 * 2 + (1106 * 8 / 100.0) * 2 + (1106 * 8 / 400.0) * 2 + 86 * 8 / 100.0 * 2 + 86 * 8 / 400.0 * 2;
   const double goodput = 10'000'000.0 * 8 / ((fct.ps() / 1000.0 - fixed_ns) * 1e-9);
   EXPECT_NEAR(goodput, 100e9 * efficiency, 100e9 * efficiency * 0.005);
   // The ideal itself, by hand: every hop carries the first packet (1024 + 16 + 62 + 20 = 1122 wire bytes) and
   // the ACK (66 + 20 = 86), plus 2 x 1 us per hop; the other 9765 packets follow at 100 Gb/s.
   const double rest_wire = wire - 1122;
-  const double ideal_ns = 8 * 1000.0 + 2 * (1122 + 86) * 8 / 100.0 + 2 * (1122 + 86) * 8 / 400.0 + rest_wire * 8 / 100.0;
+  const double ideal_ns =
+      8 * 1000.0 + 2 * (1122 + 86) * 8 / 100.0 + 2 * (1122 + 86) * 8 / 400.0 + rest_wire * 8 / 100.0;
   EXPECT_NEAR(f.ideal_fct.ps() / 1000.0, ideal_ns, 0.01);
 }
 

@@ -131,8 +131,8 @@ TEST(Ecn, RedMarkingProbabilityFollowsTheCurve) {
   // Drawn marks match the probability within 4 standard deviations.
   Rng rng(11, "ecn");
   const int n = 100'000;
-  for (auto [q, prob] : std::vector<std::pair<int64_t, double>>{{50'000, 0.0}, {150'000, 0.05}, {250'000, 0.15},
-                                                                  {400'000, 1.0}}) {
+  for (auto [q, prob] :
+       std::vector<std::pair<int64_t, double>>{{50'000, 0.0}, {150'000, 0.05}, {250'000, 0.15}, {400'000, 1.0}}) {
     int marks = 0;
     for (int i = 0; i < n; ++i) {
       marks += m->mark(Bytes(q), rng);

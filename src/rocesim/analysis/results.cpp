@@ -111,7 +111,8 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
 }
 
 std::string flows_csv(const Network& net) {
-  std::string out = "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps\n";
+  std::string out =
+      "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps\n";
   for (const auto& f : net.flows().all()) {
     const auto ns = [](Time t) { return fmt::format("{:.3f}", static_cast<double>(t.ps()) / 1000.0); };
     if (f.done) {
@@ -165,14 +166,15 @@ std::string summary_table(const nlohmann::json& s) {
     return v.dump();
   };
   std::string t;
-  t += fmt::format("  simulated        {:.3f} ms in {:.2f} s wall ({} events)\n",
-                   s["sim_time_ns"].get<double>() / 1e6, s["wall_time_s"].get<double>(), num(s["events"]));
+  t += fmt::format("  simulated        {:.3f} ms in {:.2f} s wall ({} events)\n", s["sim_time_ns"].get<double>() / 1e6,
+                   s["wall_time_s"].get<double>(), num(s["events"]));
   t += fmt::format("  flows            {} completed of {}\n", num(s["flows"]["completed"]), num(s["flows"]["total"]));
   t += fmt::format("  FCT slowdown     p50 {}  p95 {}  p99 {}\n", num(s["fct_slowdown"]["p50"]),
                    num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
   t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),
                    num(s["pfc"]["resume_frames"]));
-  t += fmt::format("  ECN / DCQCN      {} packets marked, {} CNPs sent\n", num(s["ecn"]["marked"]), num(s["cnp"]["sent"]));
+  t += fmt::format("  ECN / DCQCN      {} packets marked, {} CNPs sent\n", num(s["ecn"]["marked"]),
+                   num(s["cnp"]["sent"]));
   t += fmt::format("  drops            {} total, {} on lossless priorities\n", num(s["drops"]["total"]),
                    num(s["drops"]["lossless"]));
   t += fmt::format("  retransmits      {}\n", num(s["transport"]["retransmits"]));

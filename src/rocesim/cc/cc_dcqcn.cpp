@@ -64,7 +64,8 @@ const Schema<DcqcnParams>& dcqcn_schema(bool paper) {
         .add(&DcqcnParams::rate_ai, "rate_ai", d("5Mbps", "40Mbps"), "additive increase step (NVIDIA rpg_ai_rate)")
         .add(&DcqcnParams::rate_hai, "rate_hai", d("50Mbps", "200Mbps"),
              "hyper increase step (NVIDIA rpg_hai_rate; paper: ns3-rdma config)")
-        .add(&DcqcnParams::min_rate, "min_rate", d("1Mbps", "1Mbps"), "lowest rate a cut can reach (NVIDIA rpg_min_rate)")
+        .add(&DcqcnParams::min_rate, "min_rate", d("1Mbps", "1Mbps"),
+             "lowest rate a cut can reach (NVIDIA rpg_min_rate)")
         .add(&DcqcnParams::min_dec_factor, "min_dec_factor", d("0.5", "0.5"),
              "a single cut keeps at least this fraction of the rate (NVIDIA rpg_min_dec_fac 50 %)", in_range(0.0, 1.0))
         .add(&DcqcnParams::clamp_target_rate, "clamp_target_rate", d("false", "true"),

@@ -10,8 +10,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "rocesim/core/error.hpp"
@@ -122,7 +122,9 @@ V read_value(const YAML::Node& n, const ParseCtx& ctx, const std::string& key) {
     }
     if (!n.IsScalar()) {
       throw UnitError{std::string("expected a ") + ParamTraits<V>::type + ", got a " +
-                      (n.IsMap() ? "mapping" : n.IsSequence() ? "list" : "null")};
+                      (n.IsMap()        ? "mapping"
+                       : n.IsSequence() ? "list"
+                                        : "null")};
     }
     return ParamTraits<V>::parse(n.Scalar());
   } catch (const UnitError& e) {
@@ -167,8 +169,7 @@ class Schema {
   // cannot disagree.
   template <class V>
   Schema& add(V T::*member, std::string key, std::string default_text, std::string doc,
-              std::type_identity_t<Check<V>> check = {},
-              std::string unit_override = {}) {
+              std::type_identity_t<Check<V>> check = {}, std::string unit_override = {}) {
     const V dflt = ParamTraits<V>::parse(default_text);
     Entry e;
     e.key = key;

@@ -47,7 +47,7 @@ int64_t parse_scaled(std::string_view s, const std::array<UnitScale, N>& units, 
       }
     } else if (c == '.' && !in_frac) {
       in_frac = true;
-    } else if (c == '_' ) {
+    } else if (c == '_') {
       continue;
     } else {
       break;
@@ -153,9 +153,7 @@ std::string print_scaled(int64_t v, const std::array<std::pair<std::string_view,
 
 }  // namespace
 
-Time parse_time(std::string_view s) {
-  return Time::ps(parse_scaled(s, kTimeUnits, "time", "ps, ns, us, ms, s"));
-}
+Time parse_time(std::string_view s) { return Time::ps(parse_scaled(s, kTimeUnits, "time", "ps, ns, us, ms, s")); }
 Bytes parse_bytes(std::string_view s) {
   return Bytes(parse_scaled(s, kByteUnits, "size", "B, KB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024)"));
 }

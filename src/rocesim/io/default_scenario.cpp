@@ -2,7 +2,8 @@
 
 namespace rocesim {
 
-const char* const kDefaultScenario = R"(# The default scenario: 16 hosts on a 2-leaf, 2-spine fabric (100G hosts, 400G fabric).
+const char* const kDefaultScenario =
+    R"(# The default scenario: 16 hosts on a 2-leaf, 2-spine fabric (100G hosts, 400G fabric).
 # Seven hosts write 2 MB each to host 0 (an incast that fills the leaf's buffer, so ECN marks,
 # DCQCN cuts rates and PFC pauses the senders), while every other host runs a 1 MB permutation.
 name: default

@@ -15,8 +15,8 @@ const Schema<ScenarioParams>& ScenarioParams::schema() {
     Schema<ScenarioParams> sc("scenario", "the top level of a scenario file");
     sc.add(&ScenarioParams::seed, "seed", "1", "seed of every random stream; same seed, same results",
            at_least<int64_t>(0))
-        .add(&ScenarioParams::stop, "stop", "10ms", "simulated time at which the run ends (earlier if every flow is done)",
-             at_least(Time::ps(1)))
+        .add(&ScenarioParams::stop, "stop", "10ms",
+             "simulated time at which the run ends (earlier if every flow is done)", at_least(Time::ps(1)))
         .add(&ScenarioParams::name, "name", "scenario", "a name for the results")
         .reserved("topology", "the fabric, see topology.*")
         .reserved("switch", "see switch.*")
@@ -58,7 +58,8 @@ void apply_override(YAML::Node& root, const std::string& assignment, const std::
         throw InputError("--set", 0, key, "'" + p + "' must be a list index");
       }
       if (idx >= cur.size()) {
-        throw InputError("--set", 0, key, "list index " + p + " out of range (" + std::to_string(cur.size()) + " items)");
+        throw InputError("--set", 0, key,
+                         "list index " + p + " out of range (" + std::to_string(cur.size()) + " items)");
       }
       if (last) {
         cur[idx] = value;
@@ -183,8 +184,7 @@ std::vector<ParamDoc> all_params() {
   // Reserved keys are documented by their own sections.
   std::vector<ParamDoc> filtered;
   for (auto& d : out) {
-    if (d.type == "string" && d.default_text.empty() && d.key.find('.') == std::string::npos &&
-        d.key != "name") {
+    if (d.type == "string" && d.default_text.empty() && d.key.find('.') == std::string::npos && d.key != "name") {
       continue;
     }
     filtered.push_back(d);

@@ -52,8 +52,9 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
       }
     }
     if (node_switch_[l.a] < 0 && node_switch_[l.b] < 0) {
-      throw InputError(scenario_file, 0, "topology", "hosts '" + g.nodes[l.a].name + "' and '" + g.nodes[l.b].name +
-                                                         "' are linked directly; hosts attach to switches");
+      throw InputError(scenario_file, 0, "topology",
+                       "hosts '" + g.nodes[l.a].name + "' and '" + g.nodes[l.b].name +
+                           "' are linked directly; hosts attach to switches");
     }
     for (int e = 0; e < 2; ++e) {
       const LinkEnd end{node[1 - e], port[1 - e], l.rate, l.delay};

@@ -15,9 +15,9 @@ class Node;
 
 // Event kinds every node understands; node-specific kinds start at kNodeEventBase.
 enum NodeEvent : uint32_t {
-  kEvArrive = 0,     // arg: Packet*, fully received (last bit in)
-  kEvTxDone = 1,     // arg: port index; the port's serialiser is free
-  kEvPauseEnd = 2,   // arg: port index << 8 | priority; a received PFC pause may have expired
+  kEvArrive = 0,    // arg: Packet*, fully received (last bit in)
+  kEvTxDone = 1,    // arg: port index; the port's serialiser is free
+  kEvPauseEnd = 2,  // arg: port index << 8 | priority; a received PFC pause may have expired
   kNodeEventBase = 16,
 };
 
@@ -34,7 +34,7 @@ struct LinkEnd {
 struct PauseState {
   std::array<Time, 8> until{};
   std::array<Time, 8> since{};
-  std::array<Time, 8> total{};       // time spent paused, per priority
+  std::array<Time, 8> total{};         // time spent paused, per priority
   std::array<int64_t, 8> xoff_rcvd{};  // PFC frames received with quanta > 0
   std::array<int64_t, 8> xon_rcvd{};   // PFC frames received with quanta 0
 

@@ -15,11 +15,11 @@ inline constexpr int kPacketKinds = 5;
 
 struct Packet {
   // Addressing and transport.
-  uint32_t src = 0;   // source host index
-  uint32_t dst = 0;   // destination host index
-  uint32_t flow = 0;  // flow (queue pair) index
-  uint32_t psn = 0;   // BTH packet sequence number (24 bits on the wire)
-  uint32_t qpn = 0;   // destination queue pair at the receiving NIC (BTH DestQP)
+  uint32_t src = 0;    // source host index
+  uint32_t dst = 0;    // destination host index
+  uint32_t flow = 0;   // flow (queue pair) index
+  uint32_t psn = 0;    // BTH packet sequence number (24 bits on the wire)
+  uint32_t qpn = 0;    // destination queue pair at the receiving NIC (BTH DestQP)
   uint16_t sport = 0;  // UDP source port: the ECMP entropy of the flow
   uint16_t frame = 0;  // frame bytes (Ethernet header to FCS), what buffers hold
   uint16_t payload = 0;
@@ -38,9 +38,9 @@ struct Packet {
   uint16_t pfc_quanta[8] = {};
   Packet* next_free = nullptr;
 
-  static constexpr uint8_t kFlagLast = 1;     // last packet of a message
-  static constexpr uint8_t kFlagAckReq = 2;   // BTH AckReq
-  static constexpr uint8_t kFlagRetx = 4;     // a retransmission
+  static constexpr uint8_t kFlagLast = 1;    // last packet of a message
+  static constexpr uint8_t kFlagAckReq = 2;  // BTH AckReq
+  static constexpr uint8_t kFlagRetx = 4;    // a retransmission
 
   int wire_bytes() const { return wire::on_wire(frame); }
 };

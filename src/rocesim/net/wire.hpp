@@ -6,8 +6,8 @@
 
 namespace rocesim::wire {
 
-inline constexpr int kEth = 14;             // destination, source, EtherType
-inline constexpr int kFcs = 4;              // Ethernet frame check sequence
+inline constexpr int kEth = 14;              // destination, source, EtherType
+inline constexpr int kFcs = 4;               // Ethernet frame check sequence
 inline constexpr int kPreambleIfg = 8 + 12;  // preamble + SFD, and the minimum inter-frame gap
 inline constexpr int kIpv4 = 20;
 inline constexpr int kUdp = 8;
@@ -27,8 +27,8 @@ constexpr int roce_frame(int payload, int ext) {
 }
 // An IEEE 802.1Qbb PFC frame is a minimum-size MAC control frame (ground-truth.md 5.1).
 inline constexpr int kPfcFrame = 64;
-inline constexpr int kAckFrame = roce_frame(0, kAeth);               // 66 B
-inline constexpr int kCnpFrame = roce_frame(kCnpReserved, 0);        // 78 B
+inline constexpr int kAckFrame = roce_frame(0, kAeth);         // 66 B
+inline constexpr int kCnpFrame = roce_frame(kCnpReserved, 0);  // 78 B
 // Bytes the link spends on a frame: the frame plus preamble, SFD and inter-frame gap.
 constexpr int on_wire(int frame) { return frame + kPreambleIfg; }
 

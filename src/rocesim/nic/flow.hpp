@@ -28,8 +28,8 @@ struct FlowRecord {
   FlowSpec spec;
   uint32_t id = 0;
   uint16_t sport = 0;
-  Time ideal_fct;   // alone on an idle fabric (see Network::ideal_fct)
-  Time end;         // when the sender saw the last ACK; zero while unfinished
+  Time ideal_fct;  // alone on an idle fabric (see Network::ideal_fct)
+  Time end;        // when the sender saw the last ACK; zero while unfinished
   bool done = false;
   int64_t retransmits = 0;  // packets sent again (go-back-N or timeout)
   int64_t cnps = 0;         // CNPs received by the sender

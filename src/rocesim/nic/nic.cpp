@@ -16,8 +16,8 @@ const Schema<NicParams>& NicParams::schema() {
              "go back to the first unacknowledged packet when no ACK advances for this long (IBTA local ACK "
              "timeout 4.096 us x 2^14, the rdma-core default exponent)",
              at_least(Time::ns(1)))
-        .add(&NicParams::ack_priority, "ack_priority", "3", "priority of ACK and NAK packets",
-             in_range<int64_t>(0, 7), "priority")
+        .add(&NicParams::ack_priority, "ack_priority", "3", "priority of ACK and NAK packets", in_range<int64_t>(0, 7),
+             "priority")
         .add(&NicParams::cnp_priority, "cnp_priority", "6", "priority of CNPs (NVIDIA cnp_802p_prio)",
              in_range<int64_t>(0, 7), "priority")
         .reserved("cc", "congestion control, see nic.cc.*");
@@ -223,7 +223,10 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   p->psn = psn;
   p->sport = q.sport;
   p->payload = static_cast<uint16_t>(std::max(payload, 0));
-  p->opcode = first && last ? wire::kWriteOnly : first ? wire::kWriteFirst : last ? wire::kWriteLast : wire::kWriteMiddle;
+  p->opcode = first && last ? wire::kWriteOnly
+              : first       ? wire::kWriteFirst
+              : last        ? wire::kWriteLast
+                            : wire::kWriteMiddle;
   p->frame = static_cast<uint16_t>(wire::roce_frame(p->payload, first ? wire::kReth : 0));
   p->priority = q.prio;
   p->dscp = q.dscp;

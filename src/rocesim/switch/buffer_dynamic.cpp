@@ -19,6 +19,8 @@ class DynamicThreshold final : public BufferAdmission {
 
 }  // namespace
 
-std::unique_ptr<BufferAdmission> make_dynamic_threshold(double alpha) { return std::make_unique<DynamicThreshold>(alpha); }
+std::unique_ptr<BufferAdmission> make_dynamic_threshold(double alpha) {
+  return std::make_unique<DynamicThreshold>(alpha);
+}
 
 }  // namespace rocesim

@@ -15,6 +15,8 @@ class StaticThreshold final : public BufferAdmission {
 
 }  // namespace
 
-std::unique_ptr<BufferAdmission> make_static_threshold(int64_t limit) { return std::make_unique<StaticThreshold>(limit); }
+std::unique_ptr<BufferAdmission> make_static_threshold(int64_t limit) {
+  return std::make_unique<StaticThreshold>(limit);
+}
 
 }  // namespace rocesim

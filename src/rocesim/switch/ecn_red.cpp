@@ -33,14 +33,17 @@ const Schema<EcnParams>& EcnParams::schema() {
     Schema<EcnParams> sc("ecn", "ECN marking at switch egress queues");
     sc.add(&EcnParams::type, "type", "red", "marking curve: red (Kmin/Kmax/Pmax), or none", one_of({"red", "none"}))
         .add(&EcnParams::kmin, "kmin", "150KB", "queue depth where marking starts (NVIDIA Onyx/Cumulus RoCE default)")
-        .add(&EcnParams::kmax, "kmax", "1500KB", "queue depth where the probability reaches pmax; above it every packet is marked")
+        .add(&EcnParams::kmax, "kmax", "1500KB",
+             "queue depth where the probability reaches pmax; above it every packet is marked")
         .add(&EcnParams::pmax, "pmax", "0.2", "marking probability at kmax (HPCC-paper DCQCN setting)",
              in_range(0.0, 1.0), "0..1")
-        .add(&EcnParams::at, "at", "enqueue", "mark when a packet joins the queue (enqueue) or leaves it (dequeue, \"Fast ECN\")",
+        .add(&EcnParams::at, "at", "enqueue",
+             "mark when a packet joins the queue (enqueue) or leaves it (dequeue, \"Fast ECN\")",
              one_of({"enqueue", "dequeue"}))
         .validate([](const EcnParams& p) -> std::optional<std::pair<std::string, std::string>> {
           if (p.kmin > p.kmax) {
-            return std::make_pair("kmin", "kmin (" + to_string(p.kmin) + ") must not exceed kmax (" + to_string(p.kmax) + ")");
+            return std::make_pair("kmin",
+                                  "kmin (" + to_string(p.kmin) + ") must not exceed kmax (" + to_string(p.kmax) + ")");
           }
           return std::nullopt;
         });

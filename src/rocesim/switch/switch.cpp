@@ -8,20 +8,21 @@ const Schema<PfcParams>& PfcParams::schema() {
   static const Schema<PfcParams> s = [] {
     Schema<PfcParams> sc("pfc", "priority flow control (IEEE 802.1Qbb)");
     sc.add(&PfcParams::priorities, "priorities", "[3]", "lossless priorities (RoCE convention: 3)", {}, "priority")
-        .add(&PfcParams::headroom, "headroom", "auto",
-             "headroom per ingress port and lossless priority: auto (from rate, delay, frame size) or a size",
-             [](const std::string& v) -> std::optional<std::string> {
-               if (v == "auto") {
-                 return std::nullopt;
-               }
-               try {
-                 parse_bytes(v);
-               } catch (const UnitError& e) {
-                 return "must be 'auto' or a size: " + e.message;
-               }
-               return std::nullopt;
-             },
-             "auto | size")
+        .add(
+            &PfcParams::headroom, "headroom", "auto",
+            "headroom per ingress port and lossless priority: auto (from rate, delay, frame size) or a size",
+            [](const std::string& v) -> std::optional<std::string> {
+              if (v == "auto") {
+                return std::nullopt;
+              }
+              try {
+                parse_bytes(v);
+              } catch (const UnitError& e) {
+                return "must be 'auto' or a size: " + e.message;
+              }
+              return std::nullopt;
+            },
+            "auto | size")
         .add(&PfcParams::xon_offset, "xon_offset", "3KB",
              "resume (XON) once shared use is this far below the pause threshold (HPCC simulator: 3 KB)")
         .add(&PfcParams::quanta, "quanta", "65535", "pause time carried by an XOFF frame, in 512-bit-time quanta",
@@ -45,18 +46,21 @@ const Schema<SwitchParams>& SwitchParams::schema() {
   static const Schema<SwitchParams> s = [] {
     Schema<SwitchParams> sc("switch", "every switch of the fabric");
     sc.add(&SwitchParams::buffer, "buffer", "16MB", "packet buffer shared by all ports", at_least(Bytes(1)))
-        .add(&SwitchParams::latency, "latency", "0ns", "forwarding pipeline latency before a packet joins its egress queue")
-        .add(&SwitchParams::dscp_map, "dscp_map", "0:0, 8:1, 16:2, 26:3, 32:4, 40:5, 48:6, 56:7",
-             "DSCP to priority (trust DSCP): RoCE data DSCP 26 to 3, CNP DSCP 48 to 6 (ground-truth 2.2), class selectors elsewhere; unlisted DSCPs go to 0",
-             [](const std::string& v) -> std::optional<std::string> {
-               try {
-                 parse_dscp_map(v);
-               } catch (const UnitError& e) {
-                 return e.message;
-               }
-               return std::nullopt;
-             },
-             "dscp:prio, ...")
+        .add(&SwitchParams::latency, "latency", "0ns",
+             "forwarding pipeline latency before a packet joins its egress queue")
+        .add(
+            &SwitchParams::dscp_map, "dscp_map", "0:0, 8:1, 16:2, 26:3, 32:4, 40:5, 48:6, 56:7",
+            "DSCP to priority (trust DSCP): RoCE data DSCP 26 to 3, CNP DSCP 48 to 6 (ground-truth 2.2), class "
+            "selectors elsewhere; unlisted DSCPs go to 0",
+            [](const std::string& v) -> std::optional<std::string> {
+              try {
+                parse_dscp_map(v);
+              } catch (const UnitError& e) {
+                return e.message;
+              }
+              return std::nullopt;
+            },
+            "dscp:prio, ...")
         .sub(&SwitchParams::admission, "admission", BufferParams::schema())
         .sub(&SwitchParams::pfc, "pfc", PfcParams::schema())
         .sub(&SwitchParams::ecn, "ecn", EcnParams::schema())
@@ -138,9 +142,9 @@ void Switch::finalize(const std::string& scenario_file) {
   const int lossless_count = __builtin_popcount(lossless_);
   for (auto& port : ports_) {
     if (params_.pfc.headroom == "auto") {
-      port.headroom =
-          pfc_headroom(port.link.rate, port.link.delay, Bytes(max_frame_ - wire::kPreambleIfg), params_.pfc.response_time)
-              .count();
+      port.headroom = pfc_headroom(port.link.rate, port.link.delay, Bytes(max_frame_ - wire::kPreambleIfg),
+                                   params_.pfc.response_time)
+                          .count();
     } else {
       port.headroom = parse_bytes(params_.pfc.headroom).count();
     }
@@ -201,8 +205,7 @@ int64_t Switch::queued_packets() const {
 void Switch::receive(Packet* p) {
   if (p->kind == PacketKind::kPfc) {
     const uint16_t port = p->in_port;
-    const uint8_t resumed =
-        apply_pfc(pause_states_[port], port, *p, ports_[port].link.rate, params_.pfc.response_time);
+    const uint8_t resumed = apply_pfc(pause_states_[port], port, *p, ports_[port].link.rate, params_.pfc.response_time);
     pool_.release(p);
     if (resumed) {
       try_send(port);
@@ -237,7 +240,8 @@ bool Switch::admit(Packet* p) {
   if (in.min_used[pg] + s <= params_.admission.reserved.count()) {
     in.min_used[pg] += s;
     p->charge = kChargeMin;
-  } else if (in.shared_used[pg] + s <= limit && shared_used_ + s <= shared_pool_ && !(lossless && in.hdrm_used[pg] > 0)) {
+  } else if (in.shared_used[pg] + s <= limit && shared_used_ + s <= shared_pool_ &&
+             !(lossless && in.hdrm_used[pg] > 0)) {
     in.shared_used[pg] += s;
     shared_used_ += s;
     p->charge = kChargeShared;

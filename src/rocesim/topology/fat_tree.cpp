@@ -12,7 +12,8 @@ struct FatTreeParams {
     static const Schema<FatTreeParams> s = [] {
       Schema<FatTreeParams> sc("fat-tree topology", "three-tier k-ary fat-tree");
       sc.reserved("type", "fat-tree")
-          .add(&FatTreeParams::k, "k", "4", "switch radix (even): k^3/4 hosts, 5k^2/4 switches", in_range<int64_t>(2, 128))
+          .add(&FatTreeParams::k, "k", "4", "switch radix (even): k^3/4 hosts, 5k^2/4 switches",
+               in_range<int64_t>(2, 128))
           .sub(&FatTreeParams::host_link, "host_link", LinkParams::schema("100Gbps"))
           .sub(&FatTreeParams::fabric_link, "fabric_link", LinkParams::schema("100Gbps"))
           .validate([](const FatTreeParams& p) -> std::optional<std::pair<std::string, std::string>> {
@@ -69,6 +70,8 @@ TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx) {
   return g;
 }
 
-void describe_fat_tree(std::vector<ParamDoc>& out, const std::string& prefix) { FatTreeParams::schema().describe(prefix, out); }
+void describe_fat_tree(std::vector<ParamDoc>& out, const std::string& prefix) {
+  FatTreeParams::schema().describe(prefix, out);
+}
 
 }  // namespace rocesim

@@ -12,7 +12,8 @@ struct LeafSpineParams {
     static const Schema<LeafSpineParams> s = [] {
       Schema<LeafSpineParams> sc("leaf-spine topology", "two-tier Clos");
       sc.reserved("type", "leaf-spine")
-          .add(&LeafSpineParams::leaves, "leaves", "2", "number of leaf (top-of-rack) switches", in_range<int64_t>(1, 4096))
+          .add(&LeafSpineParams::leaves, "leaves", "2", "number of leaf (top-of-rack) switches",
+               in_range<int64_t>(1, 4096))
           .add(&LeafSpineParams::spines, "spines", "2", "number of spine switches", in_range<int64_t>(1, 4096))
           .add(&LeafSpineParams::hosts_per_leaf, "hosts_per_leaf", "8", "hosts under each leaf",
                in_range<int64_t>(1, 4096))

@@ -35,6 +35,8 @@ TopologyGraph build_star(const YAML::Node& n, const ParseCtx& ctx) {
   return g;
 }
 
-void describe_star(std::vector<ParamDoc>& out, const std::string& prefix) { StarParams::schema().describe(prefix, out); }
+void describe_star(std::vector<ParamDoc>& out, const std::string& prefix) {
+  StarParams::schema().describe(prefix, out);
+}
 
 }  // namespace rocesim

@@ -35,7 +35,7 @@ struct TopologyGraph {
   std::string type;
   std::vector<TopoNode> nodes;
   std::vector<TopoLink> links;
-  std::vector<int> hosts;  // host index -> node index
+  std::vector<int> hosts;   // host index -> node index
   nlohmann::json resolved;  // the parameters as used, for summary.json
 
   int add_node(std::string name, bool host) {

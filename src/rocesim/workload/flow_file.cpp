@@ -12,10 +12,11 @@ namespace {
 struct FlowFileParams {
   std::string path;
   static const Schema<FlowFileParams>& schema() {
-    static const Schema<FlowFileParams> s = Schema<FlowFileParams>("flows workload", "flows from a CSV file")
-                                                .reserved("type", "flows")
-                                                .add(&FlowFileParams::path, "path", "flows.csv",
-                                                     "CSV file (src,dst,size,start,priority,operation), relative to the scenario");
+    static const Schema<FlowFileParams> s =
+        Schema<FlowFileParams>("flows workload", "flows from a CSV file")
+            .reserved("type", "flows")
+            .add(&FlowFileParams::path, "path", "flows.csv",
+                 "CSV file (src,dst,size,start,priority,operation), relative to the scenario");
     return s;
   }
 };

@@ -69,6 +69,8 @@ WorkloadFlows generate_incast(const YAML::Node& n, const ParseCtx& ctx, const st
   return out;
 }
 
-void describe_incast(std::vector<ParamDoc>& out, const std::string& prefix) { IncastParams::schema().describe(prefix, out); }
+void describe_incast(std::vector<ParamDoc>& out, const std::string& prefix) {
+  IncastParams::schema().describe(prefix, out);
+}
 
 }  // namespace rocesim
