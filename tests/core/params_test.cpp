@@ -92,6 +92,21 @@ TEST(Params, OverridesReachNestedKeysAndListItems) {
   EXPECT_THROW(parse_scenario(kMinimal, "t.yaml", ".", {"novalue"}), InputError);
 }
 
+TEST(Params, AnOverrideErrorNamesTheOverrideNotAFileLine) {
+  const InputError e = parse_error(kMinimal, {"switch.ecn.kmin=9XB"});
+  EXPECT_EQ(e.file(), "--set switch.ecn.kmin=9XB");
+  EXPECT_EQ(e.line(), 0);
+  EXPECT_EQ(e.key(), "switch.ecn.kmin");
+}
+
+TEST(Params, DelayAndCableLengthExcludeEachOther) {
+  EXPECT_EQ(parse_error("topology: {type: star, hosts: 4, host_link: {delay: 1us, cable_length: 10}}\n").key(),
+            "topology.host_link.cable_length");
+  const Scenario sc =
+      parse_scenario("topology: {type: star, hosts: 4, host_link: {cable_length: 10}}\n", "t.yaml", ".", {});
+  EXPECT_EQ(sc.graph.links[0].delay, Time::ns(50));  // 5 ns per metre
+}
+
 TEST(Params, CcPresetsCarryTheirDefaults) {
   const Scenario nvidia = parse_scenario(std::string(kMinimal) + "nic: {cc: dcqcn}\n", "t.yaml", ".", {});
   const Scenario paper = parse_scenario(std::string(kMinimal) + "nic: {cc: dcqcn-paper}\n", "t.yaml", ".", {});

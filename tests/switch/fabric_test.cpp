@@ -60,7 +60,7 @@ TEST(Pfc, WithoutPfcASmallBufferDrops) {
 
 TEST(Pfc, HeadroomTooSmallForTheCableOverflowsEnoughDoesNot) {
   // 300 m of cable (1.5 us each way) at 100 Gb/s keeps 2 x 1.5 us x 12.5 KB/us = 37.5 KB in flight after XOFF.
-  const std::vector<std::string> long_cable = {"topology.host_link.cable_length=300", "topology.host_link.delay=1us"};
+  const std::vector<std::string> long_cable = {"topology.host_link={rate: 100Gbps, cable_length: 300}"};
   auto sets = long_cable;
   sets.push_back("switch.pfc.headroom=20KB");
   auto small = run_sim(kIncast, sets);

@@ -72,10 +72,10 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
             by_reason[name] = by_reason.value(name, int64_t{0}) + k.drops[r];
           }
         }
-        pause_frames += k.xoff_sent;
-        resume_frames += k.xon_sent;
         marked += k.ecn_marked;
       }
+      pause_frames += sw->pfc_pause_frames(p);
+      resume_frames += sw->pfc_resume_frames(p);
     }
   }
   int64_t cnps = 0, data_sent = 0;

@@ -222,6 +222,13 @@ class Schema {
     return *this;
   }
 
+  // A check that also needs to know which keys the user wrote (e.g. two keys that exclude each other).
+  Schema& validate_keys(
+      std::function<std::optional<std::pair<std::string, std::string>>(const T&, const YAML::Node&)> f) {
+    key_validators_.push_back(std::move(f));
+    return *this;
+  }
+
   void set_defaults(T& obj) const {
     for (const auto& e : entries_) {
       if (e.set_default) {
@@ -246,7 +253,10 @@ class Schema {
       throw InputError(ctx.file, line_of(n), path, "expected a mapping of " + name_ + " parameters");
     }
     for (const auto& kv : n) {
-      const std::string key = kv.first.as<std::string>();
+      if (!kv.first.IsScalar()) {
+        throw InputError(ctx.file, line_of(kv.first), path, "keys must be plain names");
+      }
+      const std::string key = kv.first.Scalar();
       const Entry* e = find(key);
       const std::string full = path.empty() ? key : path + "." + key;
       if (!e) {
@@ -313,8 +323,15 @@ class Schema {
   }
 
   void run_validators(const T& obj, const YAML::Node& n, const ParseCtx& ctx, const std::string& path) const {
+    std::vector<std::optional<std::pair<std::string, std::string>>> errs;
     for (const auto& v : validators_) {
-      if (auto err = v(obj)) {
+      errs.push_back(v(obj));
+    }
+    for (const auto& v : key_validators_) {
+      errs.push_back(v(obj, n));
+    }
+    for (const auto& err : errs) {
+      if (err) {
         const YAML::Node at = n.IsMap() && n[err->first] ? n[err->first] : n;
         const std::string full = path.empty() ? err->first : path + "." + err->first;
         throw InputError(ctx.file, line_of(at), full, err->second);
@@ -326,6 +343,8 @@ class Schema {
   std::string doc_;
   std::vector<Entry> entries_;
   std::vector<std::function<std::optional<std::pair<std::string, std::string>>(const T&)>> validators_;
+  std::vector<std::function<std::optional<std::pair<std::string, std::string>>(const T&, const YAML::Node&)>>
+      key_validators_;
 };
 
 // The `type` key of a polymorphic section (topology, workload, cc), with a suggestion if it is unknown.

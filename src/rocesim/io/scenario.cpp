@@ -87,9 +87,23 @@ void apply_override(YAML::Node& root, const std::string& assignment, const std::
   }
 }
 
+InputError attribute_to_override(const InputError& e, const std::vector<std::string>& overrides) {
+  for (const auto& o : overrides) {
+    const std::string key = o.substr(0, o.find('='));
+    if (e.key() == key || e.key().rfind(key + ".", 0) == 0) {
+      return InputError("--set " + o, 0, e.key(), e.problem());
+    }
+  }
+  return e;
+}
+
+namespace {
+Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std::string& base_dir,
+                             std::optional<int64_t> seed_override);
+}  // namespace
+
 Scenario parse_scenario(const std::string& text, const std::string& file, const std::string& base_dir,
                         const std::vector<std::string>& overrides, std::optional<int64_t> seed_override) {
-  const ParseCtx ctx{file};
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -105,6 +119,19 @@ Scenario parse_scenario(const std::string& text, const std::string& file, const 
   for (const auto& o : overrides) {
     apply_override(root, o, file);
   }
+  try {
+    Scenario sc = parse_scenario_tree(root, file, base_dir, seed_override);
+    sc.overrides = overrides;
+    return sc;
+  } catch (const InputError& e) {
+    throw attribute_to_override(e, overrides);
+  }
+}
+
+namespace {
+Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std::string& base_dir,
+                             std::optional<int64_t> seed_override) {
+  const ParseCtx ctx{file};
   Scenario sc;
   sc.file = file;
   sc.base_dir = base_dir;
@@ -123,6 +150,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file, const 
   }
   return sc;
 }
+}  // namespace
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
                        std::optional<int64_t> seed_override) {
@@ -137,6 +165,14 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 }
 
 Simulation::Simulation(Scenario sc) : sc_(std::move(sc)), sim_(static_cast<uint64_t>(sc_.top.seed)) {
+  try {
+    build();
+  } catch (const InputError& e) {
+    throw attribute_to_override(e, sc_.overrides);
+  }
+}
+
+void Simulation::build() {
   net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, sc_.file);
   const ParseCtx ctx{sc_.file};
   WorkloadContext wc{static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir};

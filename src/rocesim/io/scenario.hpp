@@ -39,7 +39,11 @@ struct Scenario {
   std::unique_ptr<CcAlgorithm> cc;
   TopologyGraph graph;
   YAML::Node workload_node;
+  std::vector<std::string> overrides;  // the --set assignments applied
 };
+
+// An error in a value that came from --set names `--set`, not a line of the scenario file.
+InputError attribute_to_override(const InputError& e, const std::vector<std::string>& overrides);
 
 // Applies `key.path=value` to the YAML tree (a list index is a number: workload.0.size=2MB).
 void apply_override(YAML::Node& root, const std::string& assignment, const std::string& file);
@@ -68,6 +72,7 @@ class Simulation {
   double run(const std::function<void(const RunProgress&)>& progress = {});
 
  private:
+  void build();
   Scenario sc_;
   Simulator sim_;
   std::unique_ptr<Network> net_;

@@ -74,12 +74,12 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
   for (auto& s : switches_) {
     s->finalize(scenario_file);
   }
-  build_routes();
+  build_routes(scenario_file);
 }
 
 // Shortest paths by breadth-first search from each destination host; a switch's next hops towards host h are
 // all its ports whose neighbour is one hop closer to h (equal-cost multipath). Hosts never forward.
-void Network::build_routes() {
+void Network::build_routes(const std::string& scenario_file) {
   const size_t nn = graph_.nodes.size();
   const size_t nh = graph_.hosts.size();
   // Adjacency: per node, (neighbour, local port).
@@ -114,7 +114,7 @@ void Network::build_routes() {
     for (size_t s = 0; s < nn; ++s) {
       if (node_switch_[s] < 0) {
         if (static_cast<int>(s) != target && dist[s] < 0) {
-          throw InputError("", 0, "topology",
+          throw InputError(scenario_file, 0, "topology",
                            "host '" + graph_.nodes[s].name + "' cannot reach host '" + graph_.nodes[target].name + "'");
         }
         continue;
@@ -140,14 +140,14 @@ void Network::build_routes() {
   }
 }
 
-std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst) const {
+std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst, uint16_t sport) const {
   std::vector<std::pair<Rate, Time>> hops;
   const Nic& s = *nics_[src];
   hops.push_back({s.link().rate, s.link().delay});
   Packet probe;
   probe.src = src;
   probe.dst = dst;
-  probe.sport = 0;
+  probe.sport = sport;
   const Node* at = s.link().peer;
   for (int guard = 0; guard < 64; ++guard) {
     const auto* sw = dynamic_cast<const Switch*>(at);
@@ -162,8 +162,8 @@ std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst) con
   return hops;
 }
 
-Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size) const {
-  const auto hops = path(src, dst);
+Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport) const {
+  const auto hops = path(src, dst, sport);
   const int64_t mtu = nic_params_.mtu;
   const int64_t n = std::max<int64_t>(1, (size.count() + mtu - 1) / mtu);
   const int64_t first_payload = std::min(mtu, size.count());
@@ -190,7 +190,7 @@ uint32_t Network::add_flow(const FlowSpec& spec) {
   FlowRecord r;
   r.spec = spec;
   r.sport = static_cast<uint16_t>(49152 + rng_.below(16384));  // ephemeral range: the ECMP entropy of the QP
-  r.ideal_fct = ideal_fct(spec.src, spec.dst, spec.size);
+  r.ideal_fct = ideal_fct(spec.src, spec.dst, spec.size, r.sport);
   const uint32_t id = flows_.add(r);
   const uint32_t rq = nics_[spec.dst]->add_recv_qp(id);
   const uint32_t sq = nics_[spec.src]->add_send_qp(id, rq);

@@ -36,9 +36,9 @@ class Network {
 
   // Flow completion time alone on the idle fabric, store-and-forward: the first packet crosses every hop, the
   // rest follow at the bottleneck rate, and the last packet's ACK returns (docs/model.md, "Ideal FCT").
-  Time ideal_fct(uint32_t src, uint32_t dst, Bytes size) const;
-  // Links (rate, delay) of the first-choice path from src to dst, and how many switches it crosses.
-  std::vector<std::pair<Rate, Time>> path(uint32_t src, uint32_t dst) const;
+  Time ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport = 0) const;
+  // Links (rate, delay) of the path that ECMP gives a flow with UDP source port `sport` from src to dst.
+  std::vector<std::pair<Rate, Time>> path(uint32_t src, uint32_t dst, uint16_t sport = 0) const;
 
   // Packet conservation: every packet sent is delivered, dropped, or still queued or in flight.
   struct Conservation {
@@ -48,7 +48,7 @@ class Network {
   Conservation conservation() const;
 
  private:
-  void build_routes();
+  void build_routes(const std::string& scenario_file);
 
   Simulator& sim_;
   TopologyGraph graph_;

@@ -157,7 +157,8 @@ void Nic::send_ctrl(PacketKind kind, uint32_t dst, uint32_t qpn, uint32_t flow, 
   c->dscp = prio_to_dscp_[c->priority];
   c->sent = sim_.now();
   ++cnt_.ctrl_sent;
-  ctrl_.push(c);
+  ctrl_[c->priority].push(c);
+  ctrl_ready_ |= static_cast<uint8_t>(1u << c->priority);
   try_send();
 }
 
@@ -167,9 +168,14 @@ void Nic::try_send() {
   }
   const Time now = sim_.now();
   const PauseState& ps = pause_states_[0];
-  // Control packets (ACK, NAK, CNP) go first: they are small and their delay is everyone's delay.
-  if (!ctrl_.empty() && !ps.paused(ctrl_.front()->priority, now)) {
-    Packet* c = ctrl_.pop();
+  // Control packets (ACK, NAK, CNP) go first, highest priority first: they are small and their delay is everyone's
+  // delay. A paused priority holds back only its own control packets.
+  if (const uint8_t ready = ctrl_ready_ & static_cast<uint8_t>(~ps.paused_mask(now))) {
+    const int prio = 31 - __builtin_clz(ready);
+    Packet* c = ctrl_[prio].pop();
+    if (ctrl_[prio].empty()) {
+      ctrl_ready_ &= static_cast<uint8_t>(~(1u << prio));
+    }
     cnt_.tx_bytes += c->frame;
     busy_ = true;
     send(0, link_, c);

@@ -112,7 +112,8 @@ class Nic final : public Node, public CcTimers {
   std::array<uint8_t, 8> prio_to_dscp_;
   LinkEnd link_;
   bool busy_ = false;
-  PacketRing ctrl_;
+  std::array<PacketRing, 8> ctrl_;  // ACK, NAK and CNP packets waiting, per priority
+  uint8_t ctrl_ready_ = 0;          // priorities whose control queue is not empty
   std::vector<SendQp> send_;
   std::vector<RecvQp> recv_;
   std::vector<uint32_t> active_;  // round-robin list of send QPs with packets to send

@@ -16,9 +16,6 @@ class RedMarker final : public EcnMarker {
     if (q > p_.kmax) {
       return 1.0;
     }
-    if (p_.kmax == p_.kmin) {
-      return 1.0;
-    }
     return p_.pmax * static_cast<double>((q - p_.kmin).count()) / static_cast<double>((p_.kmax - p_.kmin).count());
   }
 

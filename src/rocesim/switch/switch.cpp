@@ -338,6 +338,7 @@ void Switch::try_send(uint16_t out) {
         ++port.cnt[c].xon_sent;
       }
     }
+    ++(port.pfc_pending & port.xoff ? port.pause_frames : port.resume_frames);
     port.pfc_pending = 0;
     port.busy = true;
     send(out, port.link, f);

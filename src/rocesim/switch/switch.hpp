@@ -80,6 +80,9 @@ class Switch final : public Node {
   int64_t queued_bytes(uint16_t port, int prio) const { return ports_[port].qbytes[prio]; }
   int64_t drops_total() const;
   int64_t queued_packets() const;
+  // PFC frames this port sent that pause at least one priority, and those that only resume.
+  int64_t pfc_pause_frames(uint16_t port) const { return ports_[port].pause_frames; }
+  int64_t pfc_resume_frames(uint16_t port) const { return ports_[port].resume_frames; }
   uint16_t route(const Packet& p) const;
 
  private:
@@ -94,6 +97,8 @@ class Switch final : public Node {
     uint8_t pfc_pending = 0;  // priorities whose state must be signalled upstream
     uint8_t xoff = 0;         // priorities we have asked the upstream port to pause
     std::array<uint32_t, 8> refresh_gen{};
+    int64_t pause_frames = 0;
+    int64_t resume_frames = 0;
     // Ingress accounting per priority group (= priority here).
     std::array<int64_t, 8> min_used{};
     std::array<int64_t, 8> shared_used{};

@@ -16,12 +16,13 @@ const Schema<LinkParams>& LinkParams::schema(const char* default_rate) {
         .add(&LinkParams::delay, "delay", "1us", "propagation delay")
         .add(&LinkParams::cable_length_m, "cable_length", "0", "cable length in metres; if set, delay = 5 ns/m",
              in_range(0.0, 100000.0), "m")
-        .validate([](const LinkParams& p) -> std::optional<std::pair<std::string, std::string>> {
-          if (p.cable_length_m > 0 && p.delay != Time::us(1)) {
-            return std::make_pair("cable_length", "give either delay or cable_length, not both");
-          }
-          return std::nullopt;
-        });
+        .validate_keys(
+            [](const LinkParams& p, const YAML::Node& n) -> std::optional<std::pair<std::string, std::string>> {
+              if (p.cable_length_m > 0 && n.IsMap() && n["delay"]) {
+                return std::make_pair("cable_length", "give either delay or cable_length, not both");
+              }
+              return std::nullopt;
+            });
     return sc;
   };
   static const Schema<LinkParams> r100 = build("100Gbps");

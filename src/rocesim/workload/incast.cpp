@@ -48,7 +48,7 @@ WorkloadFlows generate_incast(const YAML::Node& n, const ParseCtx& ctx, const st
       others.push_back(h);
     }
   }
-  for (size_t i = 0; i + 1 < others.size(); ++i) {  // Fisher-Yates, first `senders` positions only
+  for (size_t i = 0; i + 1 < others.size(); ++i) {  // Fisher-Yates shuffle; the first `senders` are taken
     std::swap(others[i], others[i + rng.below(others.size() - i)]);
   }
   others.resize(static_cast<size_t>(p.senders));
