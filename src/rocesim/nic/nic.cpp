@@ -74,7 +74,8 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kEvStart: {
       SendQp& q = send_[arg];
       q.started = true;
-      q.next_send = sim_.now();
+      q.last_tx = sim_.now();
+      q.last_wire = 0;
       q.cc->on_start(sim_.now());
       activate(static_cast<uint32_t>(arg));
       try_send();
@@ -103,6 +104,7 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kEvCcTimer: {
       SendQp& q = send_[arg >> 32];
       q.cc->on_timer(sim_.now(), static_cast<uint32_t>(arg));
+      try_send();  // a rate increase may make a waiting QP eligible sooner than its scheduled wake-up
       break;
     }
     default:
@@ -200,8 +202,8 @@ void Nic::try_send() {
       ++rr_;
       continue;
     }
-    if (q.next_send > now) {
-      earliest = std::min(earliest, q.next_send);
+    if (const Time at = q.eligible(); at > now) {
+      earliest = std::min(earliest, at);
       ++rr_;
       continue;
     }
@@ -242,7 +244,8 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   q.high = std::max(q.high, psn + 1);
   p->sent = sim_.now();
   const Time now = sim_.now();
-  q.next_send = now + q.cc->rate.tx_time(Bytes(p->wire_bytes()));
+  q.last_tx = now;
+  q.last_wire = p->wire_bytes();
   q.cc->on_sent(now, p->wire_bytes());
   if (!q.rto_armed) {
     q.rto_deadline = now + p_.retransmit_timeout;

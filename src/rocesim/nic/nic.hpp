@@ -75,7 +75,9 @@ class Nic final : public Node, public CcTimers {
     bool active = false;  // in the round-robin list
     bool started = false;
     bool rto_armed = false;
-    Time next_send;
+    Time last_tx;           // when the QP last started a packet
+    int32_t last_wire = 0;  // its wire bytes: the QP may send again last_wire x 8 / rate later, at the *current* rate
+    Time eligible() const { return last_tx + cc->rate.tx_time(Bytes(last_wire)); }
     Time rto_deadline;
     std::unique_ptr<CongestionControl> cc;
   };
