@@ -76,6 +76,7 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       q.started = true;
       q.last_tx = sim_.now();
       q.last_wire = 0;
+      q.next_send = sim_.now();
       q.cc->on_start(sim_.now());
       activate(static_cast<uint32_t>(arg));
       try_send();
@@ -104,6 +105,7 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kEvCcTimer: {
       SendQp& q = send_[arg >> 32];
       q.cc->on_timer(sim_.now(), static_cast<uint32_t>(arg));
+      pacing_changed(q);
       try_send();  // a rate increase may make a waiting QP eligible sooner than its scheduled wake-up
       break;
     }
@@ -202,8 +204,8 @@ void Nic::try_send() {
       ++rr_;
       continue;
     }
-    if (const Time at = q.eligible(); at > now) {
-      earliest = std::min(earliest, at);
+    if (q.next_send > now) {
+      earliest = std::min(earliest, q.next_send);
       ++rr_;
       continue;
     }
@@ -247,6 +249,7 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   q.last_tx = now;
   q.last_wire = p->wire_bytes();
   q.cc->on_sent(now, p->wire_bytes());
+  pacing_changed(q);
   if (!q.rto_armed) {
     q.rto_deadline = now + p_.retransmit_timeout;
     arm_rto(q, qpn);
@@ -298,6 +301,7 @@ void Nic::receive(Packet* p) {
       SendQp& q = send_[p->qpn];
       ++flows_[q.flow].cnps;
       q.cc->on_cnp(sim_.now());
+      pacing_changed(q);
       break;
     }
   }
@@ -343,6 +347,7 @@ void Nic::on_ack(Packet* p) {
     q.acked = upto;
     q.rto_deadline = sim_.now() + p_.retransmit_timeout;
     q.cc->on_ack(sim_.now(), std::min<int64_t>(int64_t{q.acked} * p_.mtu, q.size), false);
+    pacing_changed(q);
   }
   if (q.acked >= q.npkts) {
     flows_.finished(q.flow, sim_.now());

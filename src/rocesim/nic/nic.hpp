@@ -76,8 +76,8 @@ class Nic final : public Node, public CcTimers {
     bool started = false;
     bool rto_armed = false;
     Time last_tx;           // when the QP last started a packet
-    int32_t last_wire = 0;  // its wire bytes: the QP may send again last_wire x 8 / rate later, at the *current* rate
-    Time eligible() const { return last_tx + cc->rate.tx_time(Bytes(last_wire)); }
+    int32_t last_wire = 0;  // its wire bytes
+    Time next_send;         // last_tx + last_wire x 8 / rate, at the current rate (see pacing_changed)
     Time rto_deadline;
     std::unique_ptr<CongestionControl> cc;
   };
@@ -105,6 +105,8 @@ class Nic final : public Node, public CcTimers {
   void on_ack(Packet* p);
   void go_back(SendQp& q, uint32_t psn, uint32_t qpn);
   void arm_rto(SendQp& q, uint32_t qpn);
+  // After the congestion control may have changed the rate: recompute when the QP may send next.
+  void pacing_changed(SendQp& q) { q.next_send = q.last_tx + q.cc->rate.tx_time(Bytes(q.last_wire)); }
 
   NicParams p_;
   uint32_t host_;
