@@ -320,6 +320,7 @@ void Nic::on_data(Packet* p) {
   }
   if (p->psn == r.expected) {
     ++r.expected;
+    flows_[r.flow].delivered += p->payload;
     r.nak_sent = false;
     if (++r.since_ack >= p_.ack_interval || (p->flags & Packet::kFlagAckReq)) {
       r.since_ack = 0;
