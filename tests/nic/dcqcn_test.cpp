@@ -16,7 +16,7 @@ struct FakeTimers final : CcTimers {
 
 std::unique_ptr<CongestionControl> make(const std::string& preset, FakeTimers& t, const std::string& extra = "") {
   const auto alg = parse_cc(YAML::Load("{type: " + preset + extra + "}"), ParseCtx{"t"}, "nic.cc");
-  return alg->make(Rate::gbps(100), t);
+  return alg->make(CcFlowInfo{Rate::gbps(100), Time::us(10), 1000}, t);
 }
 
 // Fires the most recently armed increase timer.

@@ -11,6 +11,7 @@
 
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/units.hpp"
+#include "rocesim/net/packet.hpp"
 
 namespace rocesim {
 
@@ -22,6 +23,24 @@ class CcTimers {
 
  protected:
   ~CcTimers() = default;
+};
+
+// What an ACK tells the sender's congestion control.
+struct AckInfo {
+  int64_t acked_bytes = 0;  // payload bytes acknowledged in total
+  int64_t newly_acked = 0;  // payload bytes this ACK acknowledged for the first time
+  int packets = 0;          // data packets it covers
+  int ce_packets = 0;       // of those, how many arrived CE-marked
+  Time rtt;                 // now minus the send time of the packet it answers
+  int int_hops = 0;         // in-band telemetry echoed from that packet (HPCC)
+  const IntHop* telemetry = nullptr;
+};
+
+// What a congestion controller knows of its flow when it is made.
+struct CcFlowInfo {
+  Rate line_rate;
+  Time base_rtt;  // the flow's round trip on the idle fabric (one full packet out, its ACK back)
+  int64_t mtu = 0;
 };
 
 // Contract: owned by one queue pair and called only on the simulator's thread. It sets `rate` (the pacing
@@ -37,8 +56,8 @@ class CongestionControl {
   virtual void on_start(Time now) {}
   // A CNP arrived for this QP (DCQCN notification point to reaction point).
   virtual void on_cnp(Time now) {}
-  // An ACK arrived acknowledging up to `acked_bytes` in total; `ecn_echo` if it echoes a CE mark.
-  virtual void on_ack(Time now, int64_t acked_bytes, bool ecn_echo) {}
+  // An ACK arrived.
+  virtual void on_ack(Time now, const AckInfo& ack) {}
   virtual void on_sent(Time now, int bytes) {}
   virtual void on_timer(Time now, uint32_t id) {}
 };
@@ -47,7 +66,9 @@ class CongestionControl {
 class CcAlgorithm {
  public:
   virtual ~CcAlgorithm() = default;
-  virtual std::unique_ptr<CongestionControl> make(Rate line_rate, CcTimers& timers) const = 0;
+  virtual std::unique_ptr<CongestionControl> make(const CcFlowInfo& flow, CcTimers& timers) const = 0;
+  // If true, switches stamp in-band telemetry on data packets and receivers echo it in ACKs.
+  virtual bool wants_telemetry() const { return false; }
   // If set, receivers send a CNP for a CE-marked packet at most once per this interval per QP.
   virtual std::optional<Time> cnp_interval() const { return std::nullopt; }
   virtual nlohmann::json dump() const = 0;

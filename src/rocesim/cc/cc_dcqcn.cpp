@@ -201,8 +201,8 @@ class Dcqcn final : public CongestionControl {
 class DcqcnAlgorithm final : public CcAlgorithm {
  public:
   DcqcnAlgorithm(std::string preset, DcqcnParams p) : preset_(std::move(preset)), p_(p) {}
-  std::unique_ptr<CongestionControl> make(Rate line_rate, CcTimers& timers) const override {
-    return std::make_unique<Dcqcn>(p_, line_rate, timers);
+  std::unique_ptr<CongestionControl> make(const CcFlowInfo& flow, CcTimers& timers) const override {
+    return std::make_unique<Dcqcn>(p_, flow.line_rate, timers);
   }
   std::optional<Time> cnp_interval() const override { return p_.min_time_between_cnps; }
   nlohmann::json dump() const override {

@@ -19,8 +19,8 @@ class NoCc final : public CongestionControl {
 
 class NoneAlgorithm final : public CcAlgorithm {
  public:
-  std::unique_ptr<CongestionControl> make(Rate line_rate, CcTimers&) const override {
-    return std::make_unique<NoCc>(line_rate);
+  std::unique_ptr<CongestionControl> make(const CcFlowInfo& flow, CcTimers&) const override {
+    return std::make_unique<NoCc>(flow.line_rate);
   }
   nlohmann::json dump() const override { return {{"type", "none"}}; }
 };

@@ -14,7 +14,8 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     prio_to_dscp_[dscp_to_prio[d]] = static_cast<uint8_t>(d);
     prio_has_dscp_[dscp_to_prio[d]] = true;
   }
-  const Bytes max_frame(wire::roce_frame(static_cast<int>(nic.mtu), wire::kReth));
+  int_bytes_ = cc.wants_telemetry() ? kIntHeaderBytes : 0;
+  const Bytes max_frame(wire::roce_frame(static_cast<int>(nic.mtu), wire::kReth) + int_bytes_);
   node_switch_.assign(g.nodes.size(), -1);
   std::vector<int> node_host(g.nodes.size(), -1);
   for (size_t h = 0; h < g.hosts.size(); ++h) {
@@ -23,7 +24,8 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (!g.nodes[i].is_host) {
       node_switch_[i] = static_cast<int>(switches_.size());
-      switches_.push_back(std::make_unique<Switch>(sim, pool_, g.nodes[i].name, sw, max_frame));
+      switches_.push_back(
+          std::make_unique<Switch>(sim, pool_, g.nodes[i].name, sw, max_frame, cc.wants_telemetry()));
     }
   }
   for (size_t h = 0; h < g.hosts.size(); ++h) {
@@ -166,24 +168,33 @@ Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport) 
   const auto hops = path(src, dst, sport);
   const int64_t mtu = nic_params_.mtu;
   const int64_t n = std::max<int64_t>(1, (size.count() + mtu - 1) / mtu);
-  const int64_t first_payload = std::min(mtu, size.count());
-  const int64_t first_wire = wire::on_wire(wire::roce_frame(static_cast<int>(first_payload), wire::kReth));
+  const auto data_wire = [&](int64_t payload, int ext) {
+    return int64_t{wire::on_wire(wire::roce_frame(static_cast<int>(payload), ext) + int_bytes_)};
+  };
+  const int64_t first_wire = data_wire(std::min(mtu, size.count()), wire::kReth);
   int64_t total_wire = first_wire;
   if (n > 1) {
-    const int64_t last_payload = size.count() - (n - 1) * mtu;
-    total_wire += (n - 2) * wire::on_wire(wire::roce_frame(static_cast<int>(mtu), 0)) +
-                  wire::on_wire(wire::roce_frame(static_cast<int>(last_payload), 0));
+    total_wire += (n - 2) * data_wire(mtu, 0) + data_wire(size.count() - (n - 1) * mtu, 0);
   }
   Rate bottleneck = hops.front().first;
-  Time t;
-  const Bytes ack(wire::on_wire(wire::kAckFrame));
-  for (const auto& [rate, delay] : hops) {
-    bottleneck = std::min(bottleneck, rate);
-    t += delay * 2 + rate.tx_time(Bytes(first_wire)) + rate.tx_time(ack);
+  for (const auto& hop : hops) {
+    bottleneck = std::min(bottleneck, hop.first);
   }
-  t += switch_latency_ * static_cast<int64_t>(2 * (hops.size() - 1));
-  t += bottleneck.tx_time(Bytes(total_wire - first_wire));
-  return t;
+  return round_trip(hops, Bytes(first_wire)) + bottleneck.tx_time(Bytes(total_wire - first_wire));
+}
+
+Time Network::round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes first_wire) const {
+  const Bytes ack(wire::on_wire(wire::kAckFrame + int_bytes_));
+  Time t;
+  for (const auto& [rate, delay] : hops) {
+    t += delay * 2 + rate.tx_time(first_wire) + rate.tx_time(ack);
+  }
+  return t + switch_latency_ * static_cast<int64_t>(2 * (hops.size() - 1));
+}
+
+Time Network::base_rtt(uint32_t src, uint32_t dst, uint16_t sport) const {
+  return round_trip(path(src, dst, sport),
+                    Bytes(wire::on_wire(wire::roce_frame(static_cast<int>(nic_params_.mtu), 0) + int_bytes_)));
 }
 
 uint32_t Network::add_flow(const FlowSpec& spec) {
@@ -191,6 +202,7 @@ uint32_t Network::add_flow(const FlowSpec& spec) {
   r.spec = spec;
   r.sport = static_cast<uint16_t>(49152 + rng_.below(16384));  // ephemeral range: the ECMP entropy of the QP
   r.ideal_fct = ideal_fct(spec.src, spec.dst, spec.size, r.sport);
+  r.base_rtt = base_rtt(spec.src, spec.dst, r.sport);
   const uint32_t id = flows_.add(r);
   const uint32_t rq = nics_[spec.dst]->add_recv_qp(id);
   const uint32_t sq = nics_[spec.src]->add_send_qp(id, rq);

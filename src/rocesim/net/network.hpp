@@ -39,6 +39,8 @@ class Network {
   Time ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport = 0) const;
   // Links (rate, delay) of the path that ECMP gives a flow with UDP source port `sport` from src to dst.
   std::vector<std::pair<Rate, Time>> path(uint32_t src, uint32_t dst, uint16_t sport = 0) const;
+  // One full data packet out and its ACK back on the idle fabric (the window unit of HPCC and DCTCP).
+  Time base_rtt(uint32_t src, uint32_t dst, uint16_t sport = 0) const;
 
   // Packet conservation: every packet sent is delivered, dropped, or still queued or in flight.
   struct Conservation {
@@ -49,6 +51,7 @@ class Network {
 
  private:
   void build_routes(const std::string& scenario_file);
+  Time round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes first_wire) const;
 
   Simulator& sim_;
   TopologyGraph graph_;
@@ -56,6 +59,7 @@ class Network {
   FlowTable flows_;
   NicParams nic_params_;
   Time switch_latency_;
+  int int_bytes_ = 0;  // INT header bytes on data packets and ACKs (0 unless the CC uses telemetry)
   Rng rng_;
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::unique_ptr<Nic>> nics_;

@@ -11,6 +11,19 @@
 namespace rocesim {
 
 enum class PacketKind : uint8_t { kData, kAck, kNak, kCnp, kPfc };
+
+// One hop of in-band network telemetry (HPCC, ground-truth.md 3.2): what the egress port looked like when the
+// packet left it.
+struct IntHop {
+  uint64_t tx_bytes = 0;  // bytes the port had sent, all priorities
+  Time ts;                // when the packet left
+  uint32_t qlen = 0;      // bytes queued at the port (all priorities)
+  uint32_t rate_mbps = 0;  // the port's line rate
+};
+inline constexpr int kMaxIntHops = 5;
+// The INT header on the wire: 2 bytes of hop count and 8 bytes per hop for up to 5 hops (the layout of the
+// HPCC simulator's IntHeader), carried by data packets and echoed by ACKs when the congestion control asks.
+inline constexpr int kIntHeaderBytes = 2 + 8 * kMaxIntHops;
 inline constexpr int kPacketKinds = 5;
 
 struct Packet {
@@ -33,6 +46,14 @@ struct Packet {
   uint8_t flags = 0;
   uint8_t hops = 0;
   Time sent;  // when the source NIC started sending it
+  // ACK/NAK only: the send time of the data packet it answers, and how many data packets it covers and how many
+  // of those arrived CE-marked (ECN echo, for DCTCP).
+  Time echo;
+  uint16_t ack_pkts = 0;
+  uint16_t ack_ce = 0;
+  // In-band telemetry (data packets, and ACKs echoing it).
+  uint8_t int_hops = 0;
+  IntHop telemetry[kMaxIntHops];
   // PFC frames only: which priorities the frame names, and their pause quanta.
   uint8_t pfc_enable = 0;
   uint16_t pfc_quanta[8] = {};

@@ -29,6 +29,7 @@ struct FlowRecord {
   uint32_t id = 0;
   uint16_t sport = 0;
   Time ideal_fct;  // alone on an idle fabric (see Network::ideal_fct)
+  Time base_rtt;   // one full packet out and its ACK back, on the idle fabric
   Time end;        // when the sender saw the last ACK; zero while unfinished
   bool done = false;
   int64_t retransmits = 0;  // packets sent again (go-back-N or timeout)

@@ -33,6 +33,7 @@ Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, cons
       host_(host),
       cc_alg_(cc),
       cnp_interval_(cc.cnp_interval()),
+      telemetry_(cc.wants_telemetry()),
       flows_(flows),
       prio_to_dscp_(prio_to_dscp) {
   pause_ = &pause_states_;
@@ -57,7 +58,7 @@ uint32_t Nic::add_send_qp(uint32_t flow, uint32_t dst_qpn) {
   q.prio = static_cast<uint8_t>(f.spec.priority);
   q.dscp = prio_to_dscp_[q.prio];
   q.sport = f.sport;
-  q.cc = cc_alg_.make(link_.rate, *this);
+  q.cc = cc_alg_.make(CcFlowInfo{link_.rate, f.base_rtt, p_.mtu}, *this);
   const auto qpn = static_cast<uint32_t>(send_.size());
   q.cc->owner = qpn;
   send_.push_back(std::move(q));
@@ -139,7 +140,9 @@ void Nic::go_back(SendQp& q, uint32_t psn, uint32_t qpn) {
   try_send();
 }
 
-void Nic::send_ctrl(PacketKind kind, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn, uint16_t sport) {
+Packet* Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t flow,
+                       uint32_t psn) {
+  const uint16_t sport = about.sport;
   Packet* c = pool_.acquire(kind);
   c->src = host_;
   c->dst = dst;
@@ -155,6 +158,12 @@ void Nic::send_ctrl(PacketKind kind, uint32_t dst, uint32_t qpn, uint32_t flow, 
   } else {
     c->opcode = wire::kAcknowledge;
     c->frame = wire::kAckFrame;
+    c->echo = about.sent;
+    if (telemetry_) {
+      c->frame = static_cast<uint16_t>(c->frame + kIntHeaderBytes);
+      c->int_hops = about.int_hops;
+      std::copy(about.telemetry, about.telemetry + about.int_hops, c->telemetry);
+    }
     c->priority = static_cast<uint8_t>(p_.ack_priority);
     ++(kind == PacketKind::kNak ? cnt_.naks_sent : cnt_.acks_sent);
   }
@@ -164,6 +173,7 @@ void Nic::send_ctrl(PacketKind kind, uint32_t dst, uint32_t qpn, uint32_t flow, 
   ctrl_[c->priority].push(c);
   ctrl_ready_ |= static_cast<uint8_t>(1u << c->priority);
   try_send();
+  return c;
 }
 
 void Nic::try_send() {
@@ -209,6 +219,11 @@ void Nic::try_send() {
       ++rr_;
       continue;
     }
+    // A window-based controller caps the bytes in flight; an ACK reopens it.
+    if (q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window) {
+      ++rr_;
+      continue;
+    }
     ++rr_;
     if (send_data(q, qpn)) {
       return;
@@ -237,7 +252,8 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
               : first       ? wire::kWriteFirst
               : last        ? wire::kWriteLast
                             : wire::kWriteMiddle;
-  p->frame = static_cast<uint16_t>(wire::roce_frame(p->payload, first ? wire::kReth : 0));
+  p->frame = static_cast<uint16_t>(wire::roce_frame(p->payload, first ? wire::kReth : 0) +
+                                   (telemetry_ ? kIntHeaderBytes : 0));
   p->priority = q.prio;
   p->dscp = q.dscp;
   p->ecn = wire::kEct0;
@@ -316,24 +332,27 @@ void Nic::on_data(Packet* p) {
   if (p->ecn == wire::kCe && cnp_interval_ && (!r.cnp_ever || now - r.last_cnp >= *cnp_interval_)) {
     r.cnp_ever = true;
     r.last_cnp = now;
-    send_ctrl(PacketKind::kCnp, r.src, r.src_qpn, r.flow, 0, p->sport);
+    send_ctrl(PacketKind::kCnp, *p, r.src, r.src_qpn, r.flow, 0);
   }
   if (p->psn == r.expected) {
     ++r.expected;
     flows_[r.flow].delivered += p->payload;
     r.nak_sent = false;
+    r.ce_since_ack += p->ecn == wire::kCe;
     if (++r.since_ack >= p_.ack_interval || (p->flags & Packet::kFlagAckReq)) {
-      r.since_ack = 0;
-      send_ctrl(PacketKind::kAck, r.src, r.src_qpn, r.flow, r.expected - 1, p->sport);
+      Packet* a = send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.flow, r.expected - 1);
+      a->ack_pkts = static_cast<uint16_t>(r.since_ack);
+      a->ack_ce = static_cast<uint16_t>(r.ce_since_ack);
+      r.since_ack = r.ce_since_ack = 0;
     }
   } else if (p->psn > r.expected) {
     if (!r.nak_sent) {
       r.nak_sent = true;
-      send_ctrl(PacketKind::kNak, r.src, r.src_qpn, r.flow, r.expected, p->sport);
+      send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.flow, r.expected);
     }
   } else if (p->flags & Packet::kFlagAckReq) {
     // A duplicate that asks for an ACK (after a timeout): repeat the cumulative one.
-    send_ctrl(PacketKind::kAck, r.src, r.src_qpn, r.flow, r.expected - 1, p->sport);
+    send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.flow, r.expected - 1);
   }
 }
 
@@ -345,10 +364,20 @@ void Nic::on_ack(Packet* p) {
   }
   const uint32_t upto = p->kind == PacketKind::kAck ? p->psn + 1 : p->psn;
   if (upto > q.acked) {
+    const int64_t before = std::min<int64_t>(int64_t{q.acked} * p_.mtu, q.size);
     q.acked = upto;
     q.rto_deadline = sim_.now() + p_.retransmit_timeout;
-    q.cc->on_ack(sim_.now(), std::min<int64_t>(int64_t{q.acked} * p_.mtu, q.size), false);
+    AckInfo info;
+    info.acked_bytes = std::min<int64_t>(int64_t{q.acked} * p_.mtu, q.size);
+    info.newly_acked = info.acked_bytes - before;
+    info.packets = p->ack_pkts;
+    info.ce_packets = p->ack_ce;
+    info.rtt = sim_.now() - p->echo;
+    info.int_hops = p->int_hops;
+    info.telemetry = p->telemetry;
+    q.cc->on_ack(sim_.now(), info);
     pacing_changed(q);
+    try_send();  // the window may have opened
   }
   if (q.acked >= q.npkts) {
     flows_.finished(q.flow, sim_.now());

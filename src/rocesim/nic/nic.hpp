@@ -87,6 +87,7 @@ class Nic final : public Node, public CcTimers {
     uint32_t src_qpn = 0;
     uint32_t expected = 0;
     uint32_t since_ack = 0;
+    uint32_t ce_since_ack = 0;
     bool nak_sent = false;
     bool cnp_ever = false;
     Time last_cnp;
@@ -100,7 +101,8 @@ class Nic final : public Node, public CcTimers {
   void try_send();
   bool send_data(SendQp& q, uint32_t qpn);
   void activate(uint32_t qpn);
-  void send_ctrl(PacketKind kind, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn, uint16_t sport);
+  // Queues an ACK, NAK or CNP; `about` is the data packet that caused it (ACKs echo its time and telemetry).
+  Packet* send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn);
   void on_data(Packet* p);
   void on_ack(Packet* p);
   void go_back(SendQp& q, uint32_t psn, uint32_t qpn);
@@ -112,6 +114,7 @@ class Nic final : public Node, public CcTimers {
   uint32_t host_;
   const CcAlgorithm& cc_alg_;
   std::optional<Time> cnp_interval_;
+  bool telemetry_ = false;  // data packets carry, and ACKs echo, an INT header (HPCC)
   FlowTable& flows_;
   std::array<uint8_t, 8> prio_to_dscp_;
   LinkEnd link_;

@@ -114,7 +114,8 @@ const char* to_string(DropReason r) {
   return "?";
 }
 
-Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame)
+Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame,
+               bool telemetry)
     : Node(sim, pool, std::move(name)),
       params_(p),
       max_frame_(wire::on_wire(static_cast<int>(max_frame.count()))),
@@ -122,6 +123,7 @@ Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchP
       admission_(make_buffer_admission(p.admission)),
       ecn_(make_ecn_marker(p.ecn)),
       ecn_at_dequeue_(p.ecn.at == "dequeue"),
+      telemetry_(telemetry),
       rng_(sim.rng("switch." + name_)) {
   for (int64_t c : p.pfc.priorities) {
     lossless_ |= static_cast<uint8_t>(1u << c);
@@ -305,6 +307,7 @@ void Switch::enqueue(Packet* p) {
   }
   port.q[c].push(p);
   port.qbytes[c] += p->frame;
+  port.q_total += p->frame;
   port.cnt[c].max_queue = std::max(port.cnt[c].max_queue, port.qbytes[c]);
   try_send(out);
 }
@@ -355,6 +358,15 @@ void Switch::try_send(uint16_t out) {
   }
   Packet* p = port.q[c].pop();
   port.qbytes[c] -= p->frame;
+  port.q_total -= p->frame;
+  port.tx_total += p->frame;
+  if (telemetry_ && p->kind == PacketKind::kData && p->int_hops < kMaxIntHops) {
+    IntHop& h = p->telemetry[p->int_hops++];
+    h.tx_bytes = static_cast<uint64_t>(port.tx_total);
+    h.ts = sim_.now();
+    h.qlen = static_cast<uint32_t>(port.q_total);
+    h.rate_mbps = static_cast<uint32_t>(port.link.rate.bps() / 1000'000);
+  }
   if (ecn_ && ecn_at_dequeue_ && p->ecn != wire::kNotEct && ecn_->mark(Bytes(port.qbytes[c]), rng_)) {
     if (p->ecn != wire::kCe) {
       ++port.cnt[c].ecn_marked;

@@ -62,7 +62,9 @@ struct PortPrioCounters {
 class Switch final : public Node {
  public:
   // `max_frame`: the largest frame the hosts send (sizes the headroom and DWRR quantum).
-  Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame);
+  // `telemetry`: stamp in-band telemetry on data packets as they leave (HPCC).
+  Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame,
+         bool telemetry = false);
 
   // Wiring, before the run: ports in order, then the routing table.
   uint16_t add_port(const LinkEnd& link);
@@ -98,6 +100,8 @@ class Switch final : public Node {
     uint8_t xoff = 0;         // priorities we have asked the upstream port to pause
     std::array<uint32_t, 8> refresh_gen{};
     int64_t pause_frames = 0;
+    int64_t tx_total = 0;  // frame bytes sent, all priorities (INT tx_bytes)
+    int64_t q_total = 0;   // frame bytes queued, all priorities (INT qlen)
     int64_t resume_frames = 0;
     // Ingress accounting per priority group (= priority here).
     std::array<int64_t, 8> min_used{};
@@ -126,6 +130,7 @@ class Switch final : public Node {
   std::unique_ptr<BufferAdmission> admission_;
   std::unique_ptr<EcnMarker> ecn_;
   bool ecn_at_dequeue_ = false;
+  bool telemetry_ = false;
   Rng rng_;
   std::vector<Port> ports_;
   std::vector<PauseState> pause_states_;
