@@ -1,6 +1,8 @@
 // DCQCN in a network: fairness and the standing queue against the fluid model (ground-truth.md 1.4).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "../test_util.hpp"
 
 namespace rocesim {
@@ -61,6 +63,8 @@ TEST(DcqcnFabric, StandingQueueGrowsWithTheNumberOfFlows) {
   // The simulated means (42, 75 and 97 KB when this test was written) are of that order and, like the model,
   // grow with N; all stay below Kmax.
   const Outcome q2 = run_bottleneck(2), q10 = run_bottleneck(10), q20 = run_bottleneck(20);
+  std::printf("DCQCN mean queue at 40G: N=2 %.1f KB, N=10 %.1f KB, N=20 %.1f KB (fluid model: 23, 158, ~200)\n",
+              q2.mean_queue_kb, q10.mean_queue_kb, q20.mean_queue_kb);
   EXPECT_LT(q2.mean_queue_kb, q10.mean_queue_kb);
   EXPECT_LT(q10.mean_queue_kb, q20.mean_queue_kb);
   EXPECT_GT(q2.mean_queue_kb, 5.0);  // above Kmin: marking is what holds the flows back

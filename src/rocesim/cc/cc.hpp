@@ -27,12 +27,13 @@ class CcTimers {
 
 // What an ACK tells the sender's congestion control.
 struct AckInfo {
-  int64_t acked_bytes = 0;  // payload bytes acknowledged in total
-  int64_t newly_acked = 0;  // payload bytes this ACK acknowledged for the first time
-  int packets = 0;          // data packets it covers
-  int ce_packets = 0;       // of those, how many arrived CE-marked
-  Time rtt;                 // now minus the send time of the packet it answers
-  int int_hops = 0;         // in-band telemetry echoed from that packet (HPCC)
+  int64_t acked_bytes = 0;    // payload bytes acknowledged in total
+  int64_t newly_acked = 0;    // payload bytes this ACK acknowledged for the first time
+  int64_t acked_packets = 0;  // packets (PSNs) acknowledged in total
+  int packets = 0;            // data packets it covers
+  int ce_packets = 0;         // of those, how many arrived CE-marked
+  Time rtt;                   // now minus the send time of the packet it answers
+  int int_hops = 0;           // in-band telemetry echoed from that packet (HPCC)
   const IntHop* telemetry = nullptr;
 };
 
@@ -83,7 +84,11 @@ void describe_cc(std::vector<ParamDoc>& out, const std::string& prefix);
 std::unique_ptr<CcAlgorithm> parse_cc_none(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
 std::unique_ptr<CcAlgorithm> parse_cc_dcqcn(const std::string& preset, const YAML::Node& n, const ParseCtx& ctx,
                                             const std::string& path);
+std::unique_ptr<CcAlgorithm> parse_cc_dctcp(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
+std::unique_ptr<CcAlgorithm> parse_cc_hpcc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
 void describe_cc_none(std::vector<ParamDoc>& out, const std::string& prefix);
+void describe_cc_dctcp(std::vector<ParamDoc>& out, const std::string& prefix);
+void describe_cc_hpcc(std::vector<ParamDoc>& out, const std::string& prefix);
 void describe_cc_dcqcn(const std::string& preset, std::vector<ParamDoc>& out, const std::string& prefix);
 
 }  // namespace rocesim

@@ -24,8 +24,7 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (!g.nodes[i].is_host) {
       node_switch_[i] = static_cast<int>(switches_.size());
-      switches_.push_back(
-          std::make_unique<Switch>(sim, pool_, g.nodes[i].name, sw, max_frame, cc.wants_telemetry()));
+      switches_.push_back(std::make_unique<Switch>(sim, pool_, g.nodes[i].name, sw, max_frame, cc.wants_telemetry()));
     }
   }
   for (size_t h = 0; h < g.hosts.size(); ++h) {

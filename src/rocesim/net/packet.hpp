@@ -15,9 +15,9 @@ enum class PacketKind : uint8_t { kData, kAck, kNak, kCnp, kPfc };
 // One hop of in-band network telemetry (HPCC, ground-truth.md 3.2): what the egress port looked like when the
 // packet left it.
 struct IntHop {
-  uint64_t tx_bytes = 0;  // bytes the port had sent, all priorities
-  Time ts;                // when the packet left
-  uint32_t qlen = 0;      // bytes queued at the port (all priorities)
+  uint64_t tx_bytes = 0;   // bytes the port had sent, all priorities
+  Time ts;                 // when the packet left
+  uint32_t qlen = 0;       // bytes queued at the port (all priorities)
   uint32_t rate_mbps = 0;  // the port's line rate
 };
 inline constexpr int kMaxIntHops = 5;

@@ -35,7 +35,7 @@ struct FlowRecord {
   int64_t retransmits = 0;  // packets sent again (go-back-N or timeout)
   int64_t cnps = 0;         // CNPs received by the sender
   int64_t timeouts = 0;
-  int64_t delivered = 0;    // payload bytes the receiver has taken in order
+  int64_t delivered = 0;  // payload bytes the receiver has taken in order
   int64_t naks = 0;
 };
 

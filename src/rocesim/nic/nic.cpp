@@ -140,8 +140,7 @@ void Nic::go_back(SendQp& q, uint32_t psn, uint32_t qpn) {
   try_send();
 }
 
-Packet* Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t flow,
-                       uint32_t psn) {
+Packet* Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn) {
   const uint16_t sport = about.sport;
   Packet* c = pool_.acquire(kind);
   c->src = host_;
@@ -252,13 +251,16 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
               : first       ? wire::kWriteFirst
               : last        ? wire::kWriteLast
                             : wire::kWriteMiddle;
-  p->frame = static_cast<uint16_t>(wire::roce_frame(p->payload, first ? wire::kReth : 0) +
-                                   (telemetry_ ? kIntHeaderBytes : 0));
+  p->frame =
+      static_cast<uint16_t>(wire::roce_frame(p->payload, first ? wire::kReth : 0) + (telemetry_ ? kIntHeaderBytes : 0));
   p->priority = q.prio;
   p->dscp = q.dscp;
   p->ecn = wire::kEct0;
+  // AckReq on the last packet, and on the packet that fills the congestion window, so that a window-limited QP
+  // is never left waiting for an ACK the receiver is still coalescing.
+  const bool fills_window = q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window;
   p->flags = static_cast<uint8_t>((last ? Packet::kFlagLast | Packet::kFlagAckReq : 0) |
-                                  (psn < q.high ? Packet::kFlagRetx : 0));
+                                  (fills_window ? Packet::kFlagAckReq : 0) | (psn < q.high ? Packet::kFlagRetx : 0));
   q.high = std::max(q.high, psn + 1);
   p->sent = sim_.now();
   const Time now = sim_.now();
@@ -370,6 +372,7 @@ void Nic::on_ack(Packet* p) {
     AckInfo info;
     info.acked_bytes = std::min<int64_t>(int64_t{q.acked} * p_.mtu, q.size);
     info.newly_acked = info.acked_bytes - before;
+    info.acked_packets = q.acked;
     info.packets = p->ack_pkts;
     info.ce_packets = p->ack_ce;
     info.rtt = sim_.now() - p->echo;
