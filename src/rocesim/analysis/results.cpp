@@ -34,12 +34,13 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["wall_time_s"] = info.wall_time_s;
   j["events"] = s.sim().events();
   j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.sim().events()) / info.wall_time_s : 0.0;
-  int64_t completed = 0, retx = 0, timeouts = 0, naks = 0;
+  int64_t completed = 0, retx = 0, timeouts = 0, naks = 0, rnr = 0;
   std::vector<double> sd, fct;
   for (const auto& f : net.flows().all()) {
     retx += f.retransmits;
     timeouts += f.timeouts;
     naks += f.naks;
+    rnr += f.rnr_naks;
     if (f.done) {
       ++completed;
       sd.push_back(slowdown(f.end - f.spec.start, f.ideal_fct));
@@ -99,7 +100,11 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["pfc"] = {{"pause_frames", pause_frames}, {"resume_frames", resume_frames}};
   j["ecn"] = {{"marked", marked}};
   j["cnp"] = {{"sent", cnps}};
-  j["transport"] = {{"data_packets_sent", data_sent}, {"retransmits", retx}, {"timeouts", timeouts}, {"naks", naks}};
+  j["transport"] = {{"data_packets_sent", data_sent},
+                    {"retransmits", retx},
+                    {"timeouts", timeouts},
+                    {"naks", naks},
+                    {"rnr_naks", rnr}};
   const auto cons = net.conservation();
   j["packets"] = {{"sent", cons.sent},
                   {"delivered", cons.delivered},
@@ -112,17 +117,18 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
 
 std::string flows_csv(const Network& net) {
   std::string out =
-      "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps\n";
+      "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps,operation\n";
   for (const auto& f : net.flows().all()) {
     const auto ns = [](Time t) { return fmt::format("{:.3f}", static_cast<double>(t.ps()) / 1000.0); };
     if (f.done) {
       const Time fct = f.end - f.spec.start;
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{}\n", f.id, f.spec.src, f.spec.dst, f.spec.size.count(),
-                         f.spec.priority, ns(f.spec.start), ns(f.end), ns(fct), ns(f.ideal_fct),
-                         slowdown(fct, f.ideal_fct), f.retransmits, f.cnps);
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{},{}\n", f.id, f.spec.src, f.spec.dst,
+                         f.spec.size.count(), f.spec.priority, ns(f.spec.start), ns(f.end), ns(fct), ns(f.ideal_fct),
+                         slowdown(fct, f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op));
     } else {
-      out += fmt::format("{},{},{},{},{},{},,,{},,{},{}\n", f.id, f.spec.src, f.spec.dst, f.spec.size.count(),
-                         f.spec.priority, ns(f.spec.start), ns(f.ideal_fct), f.retransmits, f.cnps);
+      out +=
+          fmt::format("{},{},{},{},{},{},,,{},,{},{},{}\n", f.id, f.spec.src, f.spec.dst, f.spec.size.count(),
+                      f.spec.priority, ns(f.spec.start), ns(f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op));
     }
   }
   return out;

@@ -163,23 +163,47 @@ std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst, uin
   return hops;
 }
 
-Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport) const {
-  const auto hops = path(src, dst, sport);
+Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport, RdmaOp op) const {
+  const bool read = op == RdmaOp::kRead;
+  const auto hops = read ? path(dst, src, sport) : path(src, dst, sport);
   const int64_t mtu = nic_params_.mtu;
   const int64_t n = std::max<int64_t>(1, (size.count() + mtu - 1) / mtu);
-  const auto data_wire = [&](int64_t payload, int ext) {
-    return int64_t{wire::on_wire(wire::roce_frame(static_cast<int>(payload), ext) + int_bytes_)};
+  // Extended headers per packet position: RETH on a WRITE's first packet, AETH on a READ response's first and
+  // last, none on SEND.
+  const auto ext = [&](bool first, bool last) {
+    switch (op) {
+      case RdmaOp::kWrite:
+        return first ? wire::kReth : 0;
+      case RdmaOp::kRead:
+        return (first || last) ? wire::kAeth : 0;
+      case RdmaOp::kSend:
+        break;
+    }
+    return 0;
   };
-  const int64_t first_wire = data_wire(std::min(mtu, size.count()), wire::kReth);
+  const auto data_wire = [&](int64_t payload, bool first, bool last) {
+    return int64_t{wire::on_wire(wire::roce_frame(static_cast<int>(payload), ext(first, last)) + int_bytes_)};
+  };
+  const int64_t first_wire = data_wire(std::min(mtu, size.count()), true, n == 1);
   int64_t total_wire = first_wire;
   if (n > 1) {
-    total_wire += (n - 2) * data_wire(mtu, 0) + data_wire(size.count() - (n - 1) * mtu, 0);
+    total_wire += (n - 2) * data_wire(mtu, false, false) + data_wire(size.count() - (n - 1) * mtu, false, true);
   }
   Rate bottleneck = hops.front().first;
   for (const auto& hop : hops) {
     bottleneck = std::min(bottleneck, hop.first);
   }
-  return round_trip(hops, Bytes(first_wire)) + bottleneck.tx_time(Bytes(total_wire - first_wire));
+  const Time stream = bottleneck.tx_time(Bytes(total_wire - first_wire));
+  if (!read) {
+    return round_trip(hops, Bytes(first_wire)) + stream;
+  }
+  // READ: the request crosses to the responder; the responses stream back; the last one completes it.
+  const Bytes request(wire::on_wire(wire::roce_frame(0, wire::kReth)));
+  Time t = switch_latency_ * static_cast<int64_t>(2 * (hops.size() - 1));
+  for (const auto& [rate, delay] : hops) {
+    t += delay * 2 + rate.tx_time(request) + rate.tx_time(Bytes(first_wire));
+  }
+  return t + stream;
 }
 
 Time Network::round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes first_wire) const {
@@ -200,12 +224,15 @@ uint32_t Network::add_flow(const FlowSpec& spec) {
   FlowRecord r;
   r.spec = spec;
   r.sport = static_cast<uint16_t>(49152 + rng_.below(16384));  // ephemeral range: the ECMP entropy of the QP
-  r.ideal_fct = ideal_fct(spec.src, spec.dst, spec.size, r.sport);
-  r.base_rtt = base_rtt(spec.src, spec.dst, r.sport);
+  // The data moves from the responder to the requester in a READ.
+  const bool read = spec.op == RdmaOp::kRead;
+  const uint32_t from = read ? spec.dst : spec.src, to = read ? spec.src : spec.dst;
+  r.ideal_fct = ideal_fct(spec.src, spec.dst, spec.size, r.sport, spec.op);
+  r.base_rtt = base_rtt(from, to, r.sport);
   const uint32_t id = flows_.add(r);
-  const uint32_t rq = nics_[spec.dst]->add_recv_qp(id);
-  const uint32_t sq = nics_[spec.src]->add_send_qp(id, rq);
-  nics_[spec.dst]->set_recv_peer(rq, sq);
+  const uint32_t rq = nics_[to]->add_recv_qp(id, read);
+  const uint32_t sq = nics_[from]->add_send_qp(id, rq, read);
+  nics_[to]->set_recv_peer(rq, sq);
   return id;
 }
 
@@ -219,7 +246,8 @@ Network::Conservation Network::conservation() const {
   for (const auto& s : switches_) {
     c.dropped += s->drops_total();
   }
-  for (PacketKind k : {PacketKind::kData, PacketKind::kAck, PacketKind::kNak, PacketKind::kCnp}) {
+  for (PacketKind k :
+       {PacketKind::kData, PacketKind::kAck, PacketKind::kNak, PacketKind::kCnp, PacketKind::kReadRequest}) {
     c.in_network += pool_.live(k);
   }
   return c;

@@ -36,7 +36,7 @@ class Network {
 
   // Flow completion time alone on the idle fabric, store-and-forward: the first packet crosses every hop, the
   // rest follow at the bottleneck rate, and the last packet's ACK returns (docs/model.md, "Ideal FCT").
-  Time ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport = 0) const;
+  Time ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport = 0, RdmaOp op = RdmaOp::kWrite) const;
   // Links (rate, delay) of the path that ECMP gives a flow with UDP source port `sport` from src to dst.
   std::vector<std::pair<Rate, Time>> path(uint32_t src, uint32_t dst, uint16_t sport = 0) const;
   // One full data packet out and its ACK back on the idle fabric (the window unit of HPCC and DCTCP).

@@ -10,7 +10,7 @@
 
 namespace rocesim {
 
-enum class PacketKind : uint8_t { kData, kAck, kNak, kCnp, kPfc };
+enum class PacketKind : uint8_t { kData, kAck, kNak, kCnp, kPfc, kReadRequest };
 
 // One hop of in-band network telemetry (HPCC, ground-truth.md 3.2): what the egress port looked like when the
 // packet left it.
@@ -24,7 +24,7 @@ inline constexpr int kMaxIntHops = 5;
 // The INT header on the wire: 2 bytes of hop count and 8 bytes per hop for up to 5 hops (the layout of the
 // HPCC simulator's IntHeader), carried by data packets and echoed by ACKs when the congestion control asks.
 inline constexpr int kIntHeaderBytes = 2 + 8 * kMaxIntHops;
-inline constexpr int kPacketKinds = 5;
+inline constexpr int kPacketKinds = 6;
 
 struct Packet {
   // Addressing and transport.
@@ -62,6 +62,7 @@ struct Packet {
   static constexpr uint8_t kFlagLast = 1;    // last packet of a message
   static constexpr uint8_t kFlagAckReq = 2;  // BTH AckReq
   static constexpr uint8_t kFlagRetx = 4;    // a retransmission
+  static constexpr uint8_t kFlagRnr = 8;     // NAK: receiver not ready (AETH syndrome 0x20), not a sequence error
 
   int wire_bytes() const { return wire::on_wire(frame); }
 };

@@ -10,7 +10,11 @@
 
 namespace rocesim {
 
-enum class RdmaOp : uint8_t { kWrite };
+// The verbs a flow uses (IBTA vol 1, 9.4): RDMA WRITE and SEND move data from src to dst; RDMA READ moves data
+// from dst (the responder) to src (the requester).
+enum class RdmaOp : uint8_t { kWrite, kSend, kRead };
+const char* to_string(RdmaOp op);
+bool parse_op(const std::string& s, RdmaOp& op);
 
 // A flow as a workload asks for it.
 struct FlowSpec {
@@ -21,6 +25,7 @@ struct FlowSpec {
   int priority = 3;
   RdmaOp op = RdmaOp::kWrite;
   uint16_t workload = 0;  // index of the workload that made it
+  Time recv_posted;       // SEND only: when the responder posts the receive (before it: receiver not ready)
 };
 
 // A flow's record: what was asked, and what happened.
@@ -37,6 +42,7 @@ struct FlowRecord {
   int64_t timeouts = 0;
   int64_t delivered = 0;  // payload bytes the receiver has taken in order
   int64_t naks = 0;
+  int64_t rnr_naks = 0;  // SEND only: receiver-not-ready NAKs
 };
 
 // The table of flows of one simulation. The run ends early once every flow has finished.

@@ -20,6 +20,9 @@ const Schema<NicParams>& NicParams::schema() {
              "priority")
         .add(&NicParams::cnp_priority, "cnp_priority", "6", "priority of CNPs (NVIDIA cnp_802p_prio)",
              in_range<int64_t>(0, 7), "priority")
+        .add(&NicParams::rnr_timer, "rnr_timer", "640us",
+             "wait after a receiver-not-ready NAK before resending (IBTA RNR timer code 12, the rdma-core default)",
+             at_least(Time::ns(1)))
         .reserved("cc", "congestion control, see nic.cc.*");
     return sc;
   }();
@@ -39,30 +42,42 @@ Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, cons
   pause_ = &pause_states_;
 }
 
-uint32_t Nic::add_recv_qp(uint32_t flow, uint32_t) {
+uint32_t Nic::add_recv_qp(uint32_t flow, bool as_read_requester) {
+  const FlowRecord& f = flows_[flow];
   RecvQp r;
   r.flow = flow;
-  r.src = flows_[flow].spec.src;
+  r.read = as_read_requester;
+  r.src = as_read_requester ? f.spec.dst : f.spec.src;  // where the data comes from
+  r.prio = static_cast<uint8_t>(f.spec.priority);
+  r.recv_posted = f.spec.op == RdmaOp::kSend ? f.spec.recv_posted : Time();
   recv_.push_back(r);
-  return static_cast<uint32_t>(recv_.size() - 1);
+  const auto qpn = static_cast<uint32_t>(recv_.size() - 1);
+  if (as_read_requester) {
+    sim_.at(f.spec.start, this, kEvReadStart, qpn);
+  }
+  return qpn;
 }
 
-uint32_t Nic::add_send_qp(uint32_t flow, uint32_t dst_qpn) {
+uint32_t Nic::add_send_qp(uint32_t flow, uint32_t dst_qpn, bool as_read_responder) {
   const FlowRecord& f = flows_[flow];
   SendQp q;
   q.flow = flow;
-  q.dst = f.spec.dst;
+  q.dst = as_read_responder ? f.spec.src : f.spec.dst;
   q.dst_qpn = dst_qpn;
   q.size = f.spec.size.count();
   q.npkts = static_cast<uint32_t>(std::max<int64_t>(1, (q.size + p_.mtu - 1) / p_.mtu));
   q.prio = static_cast<uint8_t>(f.spec.priority);
   q.dscp = prio_to_dscp_[q.prio];
   q.sport = f.sport;
+  q.op = f.spec.op;
+  q.read_response = as_read_responder;
   q.cc = cc_alg_.make(CcFlowInfo{link_.rate, f.base_rtt, p_.mtu}, *this);
   const auto qpn = static_cast<uint32_t>(send_.size());
   q.cc->owner = qpn;
   send_.push_back(std::move(q));
-  sim_.at(f.spec.start, this, kEvStart, qpn);
+  if (!as_read_responder) {
+    sim_.at(f.spec.start, this, kEvStart, qpn);
+  }
   return qpn;
 }
 
@@ -74,6 +89,9 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kEvStart: {
       SendQp& q = send_[arg];
+      if (q.started) {
+        break;
+      }
       q.started = true;
       q.last_tx = sim_.now();
       q.last_wire = 0;
@@ -101,6 +119,29 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       }
       ++flows_[q.flow].timeouts;
       go_back(q, q.acked, static_cast<uint32_t>(arg));
+      break;
+    }
+    case kEvReadStart: {
+      RecvQp& r = recv_[arg];
+      r.deadline = sim_.now() + p_.retransmit_timeout;
+      r.rto_armed = true;
+      sim_.at(r.deadline, this, kEvReadRto, arg);
+      send_read_request(r, 0);
+      break;
+    }
+    case kEvReadRto: {
+      RecvQp& r = recv_[arg];
+      r.rto_armed = false;
+      if (flows_[r.flow].done) {
+        break;
+      }
+      if (sim_.now() >= r.deadline) {  // no response advanced for a whole timeout: ask again
+        ++flows_[r.flow].timeouts;
+        r.deadline = sim_.now() + p_.retransmit_timeout;
+        send_read_request(r, r.expected);
+      }
+      r.rto_armed = true;
+      sim_.at(r.deadline, this, kEvReadRto, arg);
       break;
     }
     case kEvCcTimer: {
@@ -175,6 +216,45 @@ Packet* Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint3
   return c;
 }
 
+// RDMA READ request (IBTA vol 1, 9.4.3): BTH + RETH, no payload, on the flow's data priority. `psn` is the
+// first response packet wanted: 0 at first, later the first one missing.
+void Nic::send_read_request(RecvQp& r, uint32_t psn) {
+  Packet* c = pool_.acquire(PacketKind::kReadRequest);
+  c->src = host_;
+  c->dst = r.src;
+  c->qpn = r.src_qpn;
+  c->flow = r.flow;
+  c->psn = psn;
+  c->sport = flows_[r.flow].sport;
+  c->opcode = wire::kReadRequest;
+  c->frame = static_cast<uint16_t>(wire::roce_frame(0, wire::kReth));
+  c->priority = r.prio;
+  c->dscp = prio_to_dscp_[r.prio];
+  c->ecn = wire::kEct0;
+  c->sent = sim_.now();
+  ++cnt_.ctrl_sent;
+  ctrl_[c->priority].push(c);
+  ctrl_ready_ |= static_cast<uint8_t>(1u << c->priority);
+  try_send();
+}
+
+// The responder's side of a READ: (re)start the response stream at the PSN the requester asks for.
+void Nic::on_read_request(Packet* p) {
+  const uint32_t qpn = p->qpn;
+  SendQp& q = send_[qpn];
+  if (!q.started) {
+    q.started = true;
+    q.last_tx = q.next_send = sim_.now();
+    q.last_wire = 0;
+    q.cc->on_start(sim_.now());
+  } else if (p->psn < q.next_psn) {
+    flows_[q.flow].retransmits += q.next_psn - p->psn;
+    q.next_psn = p->psn;
+  }
+  activate(qpn);
+  try_send();
+}
+
 void Nic::try_send() {
   if (busy_ || !link_.peer) {
     return;
@@ -213,8 +293,8 @@ void Nic::try_send() {
       ++rr_;
       continue;
     }
-    if (q.next_send > now) {
-      earliest = std::min(earliest, q.next_send);
+    if (const Time at = std::max(q.next_send, q.hold_until); at > now) {
+      earliest = std::min(earliest, at);
       ++rr_;
       continue;
     }
@@ -259,8 +339,9 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   // AckReq on the last packet, and on the packet that fills the congestion window, so that a window-limited QP
   // is never left waiting for an ACK the receiver is still coalescing.
   const bool fills_window = q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window;
-  p->flags = static_cast<uint8_t>((last ? Packet::kFlagLast | Packet::kFlagAckReq : 0) |
-                                  (fills_window ? Packet::kFlagAckReq : 0) | (psn < q.high ? Packet::kFlagRetx : 0));
+  p->flags =
+      static_cast<uint8_t>((last ? Packet::kFlagLast : 0) | (last && !q.read_response ? Packet::kFlagAckReq : 0) |
+                           (fills_window ? Packet::kFlagAckReq : 0) | (psn < q.high ? Packet::kFlagRetx : 0));
   q.high = std::max(q.high, psn + 1);
   p->sent = sim_.now();
   const Time now = sim_.now();
@@ -268,7 +349,7 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   q.last_wire = p->wire_bytes();
   q.cc->on_sent(now, p->wire_bytes());
   pacing_changed(q);
-  if (!q.rto_armed) {
+  if (!q.rto_armed && !q.read_response) {  // a READ's requester, not its responder, recovers losses
     q.rto_deadline = now + p_.retransmit_timeout;
     arm_rto(q, qpn);
   }
@@ -314,6 +395,10 @@ void Nic::receive(Packet* p) {
       ++cnt_.ctrl_rcvd;
       on_ack(p);
       break;
+    case PacketKind::kReadRequest:
+      ++cnt_.ctrl_rcvd;
+      on_read_request(p);
+      break;
     case PacketKind::kCnp: {
       ++cnt_.ctrl_rcvd;
       SendQp& q = send_[p->qpn];
@@ -335,6 +420,30 @@ void Nic::on_data(Packet* p) {
     r.cnp_ever = true;
     r.last_cnp = now;
     send_ctrl(PacketKind::kCnp, *p, r.src, r.src_qpn, r.flow, 0);
+  }
+  if (r.read) {  // READ responses: no ACKs; the last one completes the READ; a gap makes the requester ask again
+    if (p->psn == r.expected) {
+      ++r.expected;
+      flows_[r.flow].delivered += p->payload;
+      r.nak_sent = false;
+      r.deadline = now + p_.retransmit_timeout;
+      if (p->flags & Packet::kFlagLast) {
+        flows_.finished(r.flow, now);
+      }
+    } else if (p->psn > r.expected && !r.nak_sent) {
+      r.nak_sent = true;
+      ++flows_[r.flow].naks;
+      send_read_request(r, r.expected);
+    }
+    return;
+  }
+  // SEND needs a posted receive for its first packet; without one the responder answers with an RNR NAK and
+  // drops the message (IBTA vol 1, 9.7.5.2.8).
+  if (p->psn == r.expected && r.expected == 0 && now < r.recv_posted) {
+    r.nak_sent = true;  // the rest of this attempt is dropped without further NAKs
+    Packet* n = send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.flow, r.expected);
+    n->flags |= Packet::kFlagRnr;
+    return;
   }
   if (p->psn == r.expected) {
     ++r.expected;
@@ -386,7 +495,11 @@ void Nic::on_ack(Packet* p) {
     flows_.finished(q.flow, sim_.now());
     return;
   }
-  if (p->kind == PacketKind::kNak) {
+  if (p->kind == PacketKind::kNak && (p->flags & Packet::kFlagRnr)) {
+    ++flows_[q.flow].rnr_naks;
+    q.hold_until = sim_.now() + p_.rnr_timer;
+    go_back(q, p->psn, qpn);
+  } else if (p->kind == PacketKind::kNak) {
     ++flows_[q.flow].naks;
     go_back(q, p->psn, qpn);
   }

@@ -19,6 +19,7 @@ struct NicParams {
   Time retransmit_timeout;
   int64_t ack_priority = 0;
   int64_t cnp_priority = 0;
+  Time rnr_timer;
   static const Schema<NicParams>& schema();
 };
 
@@ -42,9 +43,12 @@ class Nic final : public Node, public CcTimers {
 
   void connect(const LinkEnd& link) { link_ = link; }
   const LinkEnd& link() const { return link_; }
-  // Queue pairs are set up before the run: the receiver's first, so the sender knows its QP number.
-  uint32_t add_recv_qp(uint32_t flow, uint32_t src_qpn_unused = 0);
-  uint32_t add_send_qp(uint32_t flow, uint32_t dst_qpn);
+  // Queue pairs are set up before the run. For WRITE and SEND the data sender is the flow's src: add the
+  // receiver's QP at dst, then the sender's at src. For READ the data comes from the responder (dst): add the
+  // requester's QP at src (as_read_requester), then the responder's send QP at dst (as_read_responder), which
+  // starts when the READ request arrives.
+  uint32_t add_recv_qp(uint32_t flow, bool as_read_requester = false);
+  uint32_t add_send_qp(uint32_t flow, uint32_t dst_qpn, bool as_read_responder = false);
   void set_recv_peer(uint32_t recv_qpn, uint32_t send_qpn) { recv_[recv_qpn].src_qpn = send_qpn; }
 
   const NicCounters& counters() const { return cnt_; }
@@ -58,7 +62,7 @@ class Nic final : public Node, public CcTimers {
   void arm(CongestionControl* cc, Time at, uint32_t id) override;
 
  private:
-  enum : uint32_t { kEvStart = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer };
+  enum : uint32_t { kEvStart = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer, kEvReadStart, kEvReadRto };
 
   struct SendQp {
     uint32_t flow = 0;
@@ -72,12 +76,15 @@ class Nic final : public Node, public CcTimers {
     uint8_t prio = 0;
     uint8_t dscp = 0;
     uint16_t sport = 0;
-    bool active = false;  // in the round-robin list
+    RdmaOp op = RdmaOp::kWrite;
+    bool read_response = false;  // a READ responder: no ACKs; the requester asks again for what it misses
+    bool active = false;         // in the round-robin list
     bool started = false;
     bool rto_armed = false;
     Time last_tx;           // when the QP last started a packet
     int32_t last_wire = 0;  // its wire bytes
     Time next_send;         // last_tx + last_wire x 8 / rate, at the current rate (see pacing_changed)
+    Time hold_until;        // after a receiver-not-ready NAK: no sending before this
     Time rto_deadline;
     std::unique_ptr<CongestionControl> cc;
   };
@@ -91,6 +98,11 @@ class Nic final : public Node, public CcTimers {
     bool nak_sent = false;
     bool cnp_ever = false;
     Time last_cnp;
+    bool read = false;  // the requester of a READ: takes responses, sends no ACKs
+    uint8_t prio = 0;
+    Time recv_posted;  // SEND: receiver not ready before this
+    Time deadline;     // READ: re-request if no response advances before this
+    bool rto_armed = false;
   };
 
   void receive(Packet* p) override;
@@ -107,6 +119,8 @@ class Nic final : public Node, public CcTimers {
   void on_ack(Packet* p);
   void go_back(SendQp& q, uint32_t psn, uint32_t qpn);
   void arm_rto(SendQp& q, uint32_t qpn);
+  void send_read_request(RecvQp& r, uint32_t psn);
+  void on_read_request(Packet* p);
   // After the congestion control may have changed the rate: recompute when the QP may send next.
   void pacing_changed(SendQp& q) { q.next_send = q.last_tx + q.cc->rate.tx_time(Bytes(q.last_wire)); }
 

@@ -1,6 +1,7 @@
 // Explicit flows from a CSV file with the header `src,dst,size,start,priority,operation`, e.g.
 //   0,5,1MB,10us,3,write
-// Sizes and times take units; operation is `write` (READ and SEND come with the NIC transport).
+// Sizes and times take units; operation is write, read (src reads size bytes from dst) or send (to a receive the
+// responder has posted).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -84,8 +85,8 @@ std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, u
       }
       f.priority = static_cast<int>(prio);
       col = "operation";
-      if (cols[5] != "write") {
-        throw UnitError{"unsupported operation '" + cols[5] + "' (supported: write)"};
+      if (!parse_op(cols[5], f.op)) {
+        throw UnitError{"unknown operation '" + cols[5] + "' (write, read or send)"};
       }
     } catch (const UnitError& e) {
       throw InputError(file, lineno, col, e.message);

@@ -1,0 +1,30 @@
+#include "rocesim/nic/flow.hpp"
+
+namespace rocesim {
+
+const char* to_string(RdmaOp op) {
+  switch (op) {
+    case RdmaOp::kWrite:
+      return "write";
+    case RdmaOp::kSend:
+      return "send";
+    case RdmaOp::kRead:
+      return "read";
+  }
+  return "?";
+}
+
+bool parse_op(const std::string& s, RdmaOp& op) {
+  if (s == "write") {
+    op = RdmaOp::kWrite;
+  } else if (s == "send") {
+    op = RdmaOp::kSend;
+  } else if (s == "read") {
+    op = RdmaOp::kRead;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace rocesim
