@@ -44,6 +44,8 @@ TEST(Verbs, ReadCompletesInOneRoundTripPlusTransferTime) {
   EXPECT_EQ(net.nic(3).counters().data_sent, 977);
   EXPECT_EQ(net.nic(0).counters().data_rcvd, 977);
   EXPECT_EQ(net.nic(0).counters().data_sent, 0);
+  // Response frames: 977 x 62 header bytes (+ pad 0) + 1 MB of payload + AETH (4 B) on the first and the last.
+  EXPECT_EQ(net.nic(3).counters().tx_bytes, 977 * 62 + 1'000'000 + 2 * 4);
 }
 
 TEST(Verbs, ALostReadResponseIsRequestedAgain) {
@@ -81,6 +83,8 @@ TEST(Verbs, SendToAPostedReceiveTakesItsIdealTime) {
   const FlowRecord& f = net.flows()[id];
   ASSERT_TRUE(f.done);
   EXPECT_EQ(f.rnr_naks, 0);
+  // SEND frames carry no extended header: 977 x 62 + 1 MB.
+  EXPECT_EQ(net.nic(0).counters().tx_bytes, 977 * 62 + 1'000'000);
   // SEND carries no RETH, so its first packet is 16 bytes shorter and its ideal time below WRITE's.
   EXPECT_LT(f.ideal_fct, net.ideal_fct(0, 3, Bytes(1'000'000), f.sport, RdmaOp::kWrite));
   EXPECT_NEAR(static_cast<double>((f.end - f.spec.start).ps()), static_cast<double>(f.ideal_fct.ps()),

@@ -67,11 +67,15 @@ int cmd_run(const std::string& path, const std::string& out_dir, const std::vect
   w.stage("flows.csv", flows_csv(s.net()));
   w.stage("ports.csv", ports_csv(s.net(), s.sim().now()));
   w.stage("summary.json", summary.dump(2) + "\n");
+  if (Capture* cap = s.capture()) {
+    w.stage(cap->params().file, cap->pcap());
+  }
   w.commit();
   if (!quiet) {
     fmt::print("rocesim: {} ({})\n", s.scenario().top.name, path.empty() ? kDefaultScenarioName : path);
     fmt::print("{}", summary_table(summary));
-    fmt::print("  results          {}/summary.json, flows.csv, ports.csv\n", out_dir);
+    fmt::print("  results          {}/summary.json, flows.csv, ports.csv{}\n", out_dir,
+               s.capture() ? ", " + s.capture()->params().file : std::string());
   }
   return 0;
 }

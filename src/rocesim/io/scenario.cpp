@@ -21,7 +21,8 @@ const Schema<ScenarioParams>& ScenarioParams::schema() {
         .reserved("topology", "the fabric, see topology.*")
         .reserved("switch", "see switch.*")
         .reserved("nic", "see nic.*")
-        .reserved("workload", "a list of traffic generators, see workload[].*");
+        .reserved("workload", "a list of traffic generators, see workload[].*")
+        .reserved("capture", "packet capture, see capture.*");
     return sc;
   }();
   return s;
@@ -145,6 +146,9 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   sc.cc = parse_cc(nic.IsMap() ? nic["cc"] : YAML::Node(), ctx, "nic.cc");
   sc.graph = build_topology(root["topology"], ctx, base_dir);
   sc.workload_node = root["workload"];
+  if (root["capture"] && !root["capture"].IsNull()) {
+    sc.capture = CaptureParams::schema().parse(root["capture"], ctx, "capture");
+  }
   if (sc.workload_node.IsDefined() && !sc.workload_node.IsNull() && !sc.workload_node.IsSequence()) {
     throw InputError(file, line_of(sc.workload_node), "workload", "expected a list of workloads (- type: ...)");
   }
@@ -193,12 +197,18 @@ void Simulation::build() {
       workloads.push_back(w.resolved);
     }
   }
+  if (sc_.capture) {
+    capture_ = std::make_unique<Capture>(*sc_.capture, *net_, sc_.file);
+  }
   resolved_ = ScenarioParams::schema().dump(sc_.top);
   resolved_["topology"] = sc_.graph.resolved;
   resolved_["switch"] = SwitchParams::schema().dump(sc_.sw);
   resolved_["nic"] = NicParams::schema().dump(sc_.nic);
   resolved_["nic"]["cc"] = sc_.cc->dump();
   resolved_["workload"] = workloads;
+  if (sc_.capture) {
+    resolved_["capture"] = CaptureParams::schema().dump(*sc_.capture);
+  }
 }
 
 double Simulation::run(const std::function<void(const RunProgress&)>& progress) {
@@ -217,6 +227,7 @@ std::vector<ParamDoc> all_params() {
   NicParams::schema().describe("nic", out);
   describe_cc(out, "nic.cc");
   describe_workloads(out);
+  CaptureParams::schema().describe("capture", out);
   // Reserved keys are documented by their own sections.
   std::vector<ParamDoc> filtered;
   for (auto& d : out) {

@@ -11,6 +11,7 @@
 
 #include "rocesim/cc/cc.hpp"
 #include "rocesim/core/simulator.hpp"
+#include "rocesim/io/capture.hpp"
 #include "rocesim/net/network.hpp"
 #include "rocesim/nic/nic.hpp"
 #include "rocesim/switch/switch.hpp"
@@ -39,6 +40,7 @@ struct Scenario {
   std::unique_ptr<CcAlgorithm> cc;
   TopologyGraph graph;
   YAML::Node workload_node;
+  std::optional<CaptureParams> capture;
   std::vector<std::string> overrides;  // the --set assignments applied
 };
 
@@ -68,6 +70,8 @@ class Simulation {
   Network& net() { return *net_; }
   const Scenario& scenario() const { return sc_; }
   nlohmann::json resolved() const { return resolved_; }
+  // The capture, if the scenario asked for one.
+  Capture* capture() { return capture_.get(); }
   // Runs to the stop time or until every flow has finished. Returns the wall time in seconds.
   double run(const std::function<void(const RunProgress&)>& progress = {});
 
@@ -76,6 +80,7 @@ class Simulation {
   Scenario sc_;
   Simulator sim_;
   std::unique_ptr<Network> net_;
+  std::unique_ptr<Capture> capture_;
   nlohmann::json resolved_;
 };
 

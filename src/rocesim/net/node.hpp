@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rocesim/core/simulator.hpp"
 #include "rocesim/net/packet.hpp"
@@ -53,6 +54,17 @@ struct PauseState {
 // Time of `quanta` pause quanta at `rate`: one quantum is 512 bit times (802.1Qbb; ground-truth.md 5.1).
 inline Time pause_time(int quanta, Rate rate) { return rate.tx_time(Bytes(int64_t{quanta} * 64)); }
 
+// Something that watches the frames a port sends (a capture). Contract: it only reads the packet; it may not
+// change it, schedule events or draw random numbers, so that watching never changes results.
+class FrameTap {
+ public:
+  // `start`: when the port starts sending the frame.
+  virtual void on_frame(Time start, const Packet& p) = 0;
+
+ protected:
+  ~FrameTap() = default;
+};
+
 // Base of switches and NICs.
 // Contract: a node only touches its own state; it reaches other nodes only by send(), which schedules the
 // frame's arrival at the peer. Packets handed to send() belong to the peer from then on.
@@ -61,6 +73,13 @@ class Node : public EventHandler {
   Node(Simulator& sim, PacketPool& pool, std::string name) : sim_(sim), pool_(pool), name_(std::move(name)) {}
   virtual ~Node() = default;
   const std::string& name() const { return name_; }
+  // Watch the frames port `port` sends (nullptr to stop).
+  void set_tap(uint16_t port, FrameTap* tap) {
+    if (taps_.size() <= port) {
+      taps_.resize(port + 1u, nullptr);
+    }
+    taps_[port] = tap;
+  }
 
   void handle_event(uint32_t kind, uint64_t arg) final;
 
@@ -73,6 +92,9 @@ class Node : public EventHandler {
 
   // Starts serialising `p` on the link `link` out of port `port`; the port is busy until kEvTxDone.
   void send(uint16_t port, const LinkEnd& link, Packet* p) {
+    if (port < taps_.size() && taps_[port]) {
+      taps_[port]->on_frame(sim_.now(), *p);
+    }
     const Time ser = link.rate.tx_time(Bytes(p->wire_bytes()));
     p->in_port = link.peer_port;
     sim_.after(ser + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
@@ -87,6 +109,7 @@ class Node : public EventHandler {
   PacketPool& pool_;
   std::string name_;
   std::vector<PauseState>* pause_ = nullptr;  // per port; set by the subclass
+  std::vector<FrameTap*> taps_;
 };
 
 }  // namespace rocesim

@@ -19,10 +19,12 @@ inline constexpr int kCnpReserved = 16;  // CNP payload: 16 reserved bytes (scap
 inline constexpr int kMinFrame = 64;     // Ethernet minimum frame, FCS included
 inline constexpr uint16_t kRoceUdpPort = 4791;
 
+// BTH PadCnt: the payload is padded to a multiple of 4 bytes.
+constexpr int pad_bytes(int payload) { return (4 - payload % 4) % 4; }
 // Frame bytes (Ethernet header to FCS) of a RoCEv2 packet carrying `payload` bytes and `ext` bytes of extended
 // transport headers.
 constexpr int roce_frame(int payload, int ext) {
-  const int f = kEth + kIpv4 + kUdp + kBth + ext + payload + kIcrc + kFcs;
+  const int f = kEth + kIpv4 + kUdp + kBth + ext + payload + pad_bytes(payload) + kIcrc + kFcs;
   return f < kMinFrame ? kMinFrame : f;
 }
 // An IEEE 802.1Qbb PFC frame is a minimum-size MAC control frame (ground-truth.md 5.1).

@@ -327,12 +327,32 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   p->psn = psn;
   p->sport = q.sport;
   p->payload = static_cast<uint16_t>(std::max(payload, 0));
-  p->opcode = first && last ? wire::kWriteOnly
-              : first       ? wire::kWriteFirst
-              : last        ? wire::kWriteLast
-                            : wire::kWriteMiddle;
-  p->frame =
-      static_cast<uint16_t>(wire::roce_frame(p->payload, first ? wire::kReth : 0) + (telemetry_ ? kIntHeaderBytes : 0));
+  // Opcodes and extended headers (IBTA vol 1, 9.2-9.4; ground-truth.md 6): RETH on WRITE first/only, AETH on
+  // READ response first/last/only, none on SEND.
+  int ext = 0;
+  switch (q.op) {
+    case RdmaOp::kWrite:
+      p->opcode = first && last ? wire::kWriteOnly
+                  : first       ? wire::kWriteFirst
+                  : last        ? wire::kWriteLast
+                                : wire::kWriteMiddle;
+      ext = first ? wire::kReth : 0;
+      break;
+    case RdmaOp::kSend:
+      p->opcode = first && last ? wire::kSendOnly
+                  : first       ? wire::kSendFirst
+                  : last        ? wire::kSendLast
+                                : wire::kSendMiddle;
+      break;
+    case RdmaOp::kRead:
+      p->opcode = first && last ? wire::kReadRespOnly
+                  : first       ? wire::kReadRespFirst
+                  : last        ? wire::kReadRespLast
+                                : wire::kReadRespMiddle;
+      ext = (first || last) ? wire::kAeth : 0;
+      break;
+  }
+  p->frame = static_cast<uint16_t>(wire::roce_frame(p->payload, ext) + (telemetry_ ? kIntHeaderBytes : 0));
   p->priority = q.prio;
   p->dscp = q.dscp;
   p->ecn = wire::kEct0;

@@ -1,0 +1,203 @@
+#include "rocesim/io/capture.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace rocesim {
+
+const Schema<CaptureParams>& CaptureParams::schema() {
+  static const Schema<CaptureParams> s = [] {
+    Schema<CaptureParams> sc("capture", "packet capture to a pcap file");
+    sc.add(&CaptureParams::file, "file", "capture.pcap", "pcap file, written in the output folder")
+        .add(&CaptureParams::hosts, "hosts", "[]", "capture the links of these hosts", {}, "host")
+        .add(&CaptureParams::ports, "ports", "", "and of these switch ports, as switch:port, comma-separated", {},
+             "name:port, ...")
+        .add(&CaptureParams::direction, "direction", "both",
+             "frames sent by the named host or port (tx), received by it (rx), or both", one_of({"tx", "rx", "both"}))
+        .add(&CaptureParams::start, "start", "0ns", "capture frames from this time")
+        .add(&CaptureParams::stop, "stop", "1000s", "until this time")
+        .add(&CaptureParams::snaplen, "snaplen", "128",
+             "bytes kept of each frame (headers by default; the true length is recorded); 0 keeps whole frames",
+             in_range<int64_t>(0, 65535), "bytes")
+        .validate([](const CaptureParams& p) -> std::optional<std::pair<std::string, std::string>> {
+          if (p.hosts.empty() && p.ports.empty()) {
+            return std::make_pair("hosts", "name at least one host or switch port to capture");
+          }
+          if (p.stop <= p.start) {
+            return std::make_pair("stop", "must be after start");
+          }
+          if (p.file.empty() || p.file.find('/') != std::string::npos) {
+            return std::make_pair("file", "a plain file name is needed (it goes in the output folder)");
+          }
+          return std::nullopt;
+        });
+    return sc;
+  }();
+  return s;
+}
+
+// A tap on one sending port. Frames it sees are stamped with the start of transmission (tx) or with the arrival
+// of their last bit at the other end (rx: start + serialisation + propagation).
+class Capture::Tap final : public FrameTap {
+ public:
+  Tap(Capture& c, uint32_t node, bool rx, Rate rate, Time delay)
+      : c_(c), node_(node), rx_(rx), rate_(rate), delay_(delay) {}
+  void on_frame(Time start, const Packet& p) override {
+    const Time ts = rx_ ? start + rate_.tx_time(Bytes(p.wire_bytes())) + delay_ : start;
+    c_.record(ts, p, node_);
+  }
+
+ private:
+  Capture& c_;
+  uint32_t node_;
+  bool rx_;
+  Rate rate_;
+  Time delay_;
+};
+
+Capture::Capture(const CaptureParams& p, Network& net, const std::string& file) : p_(p), net_(net) {
+  const bool tx = p.direction != "rx", rx = p.direction != "tx";
+  auto switch_index = [&](const Node* n) -> uint32_t {
+    for (size_t i = 0; i < net.switches().size(); ++i) {
+      if (net.switches()[i].get() == n) {
+        return static_cast<uint32_t>(i);
+      }
+    }
+    return 0xFFFF;  // a NIC: it never sends PFC frames, so its id is never used
+  };
+  auto attach = [&](Node* node, uint16_t port, bool as_rx, const LinkEnd& link) {
+    for (const auto& [n, pt] : attached_) {
+      if (n == node && pt == port) {
+        return;  // this link direction is already captured
+      }
+    }
+    taps_.push_back(std::make_unique<Tap>(*this, switch_index(node), as_rx, link.rate, link.delay));
+    node->set_tap(port, taps_.back().get());
+    attached_.push_back({node, port});
+  };
+  // A link direction is captured at the port that sends on it: `rx` of a named port means its peer's tx.
+  auto capture_port = [&](Node* node, uint16_t port, const LinkEnd& out) {
+    if (tx) {
+      attach(node, port, false, out);
+    }
+    if (rx) {
+      const LinkEnd back{node, port, out.rate, out.delay};
+      attach(out.peer, out.peer_port, true, back);
+    }
+  };
+  for (int64_t h : p.hosts) {
+    if (h < 0 || static_cast<size_t>(h) >= net.num_hosts()) {
+      throw InputError(
+          file, 0, "capture.hosts",
+          "host " + std::to_string(h) + " does not exist (0.." + std::to_string(net.num_hosts() - 1) + ")");
+    }
+    Nic& nic = net.nic(static_cast<uint32_t>(h));
+    capture_port(&nic, 0, nic.link());
+  }
+  std::stringstream ss(p.ports);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    if (b == std::string::npos) {
+      continue;
+    }
+    item = item.substr(b, e - b + 1);
+    const auto colon = item.rfind(':');
+    Switch* sw = nullptr;
+    if (colon != std::string::npos) {
+      for (const auto& s : net.switches()) {
+        if (s->name() == item.substr(0, colon)) {
+          sw = s.get();
+        }
+      }
+    }
+    int64_t port = -1;
+    if (sw) {
+      try {
+        port = std::stoll(item.substr(colon + 1));
+      } catch (...) {
+      }
+    }
+    if (!sw || port < 0 || static_cast<size_t>(port) >= sw->num_ports()) {
+      throw InputError(file, 0, "capture.ports",
+                       "'" + item + "' is not a switch port (switch:port, e.g. " + net.switches()[0]->name() + ":0)");
+    }
+    capture_port(sw, static_cast<uint16_t>(port), sw->link(static_cast<uint16_t>(port)));
+  }
+}
+
+Capture::~Capture() {
+  for (const auto& [node, port] : attached_) {
+    node->set_tap(port, nullptr);
+  }
+}
+
+void Capture::record(Time ts, const Packet& p, uint32_t node) {
+  if (ts < p_.start || ts >= p_.stop) {
+    return;
+  }
+  frame::Context ctx;
+  ctx.node = node;
+  ctx.port = p.in_port;
+  if (p.kind != PacketKind::kPfc) {
+    ctx.dma_length = static_cast<uint32_t>(net_.flows()[p.flow].spec.size.count());
+  }
+  CapturedFrame f;
+  f.ts = ts;
+  f.bytes = frame::build(p, ctx);
+  f.orig_len = static_cast<uint32_t>(f.bytes.size());
+  if (p_.snaplen > 0 && f.bytes.size() > static_cast<size_t>(p_.snaplen)) {
+    f.bytes.resize(static_cast<size_t>(p_.snaplen));
+  }
+  f.kind = p.kind;
+  f.opcode = p.opcode;
+  f.ecn = p.ecn;
+  f.qpn = frame::wire_qpn(p.qpn);
+  f.psn = p.psn;
+  f.pfc_enable = p.pfc_enable;
+  std::copy(std::begin(p.pfc_quanta), std::end(p.pfc_quanta), f.pfc_quanta.begin());
+  if (!frames_.empty() && ts < frames_.back().ts) {
+    sorted_ = false;
+  }
+  frames_.push_back(std::move(f));
+}
+
+const std::vector<CapturedFrame>& Capture::frames() {
+  if (!sorted_) {
+    std::stable_sort(frames_.begin(), frames_.end(),
+                     [](const CapturedFrame& a, const CapturedFrame& b) { return a.ts < b.ts; });
+    sorted_ = true;
+  }
+  return frames_;
+}
+
+std::string Capture::pcap() {
+  std::string out;
+  auto put32 = [&](uint32_t v) {
+    for (int k = 0; k < 4; ++k) {
+      out.push_back(static_cast<char>(v >> (8 * k)));  // little-endian file
+    }
+  };
+  auto put16 = [&](uint16_t v) {
+    out.push_back(static_cast<char>(v));
+    out.push_back(static_cast<char>(v >> 8));
+  };
+  put32(0xA1B23C4D);  // nanosecond-resolution pcap
+  put16(2);
+  put16(4);
+  put32(0);
+  put32(0);
+  put32(p_.snaplen > 0 ? static_cast<uint32_t>(p_.snaplen) : 65535);
+  put32(1);  // LINKTYPE_ETHERNET
+  for (const auto& f : frames()) {
+    const int64_t ns = f.ts.ps() / 1000;
+    put32(static_cast<uint32_t>(ns / 1000'000'000));
+    put32(static_cast<uint32_t>(ns % 1000'000'000));
+    put32(static_cast<uint32_t>(f.bytes.size()));
+    put32(f.orig_len);
+    out.append(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
+  }
+  return out;
+}
+
+}  // namespace rocesim

@@ -1,0 +1,60 @@
+// Packet capture: the frames that cross chosen links, as byte-exact RoCEv2/CNP/PFC frames in a nanosecond pcap
+// file that Wireshark and tshark read. Configured by the scenario's `capture` section.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocesim/core/params.hpp"
+#include "rocesim/net/frame.hpp"
+#include "rocesim/net/network.hpp"
+
+namespace rocesim {
+
+struct CaptureParams {
+  std::string file;
+  std::vector<int64_t> hosts;  // capture the links of these hosts
+  std::string ports;           // and of these switch ports: "leaf0:0, spine1:2"
+  std::string direction;       // tx, rx or both, as seen from the named host or port
+  Time start, stop;
+  int64_t snaplen = 0;  // bytes kept per frame; 0 keeps whole frames
+  static const Schema<CaptureParams>& schema();
+};
+
+// One captured frame, with the simulator's own account of it (for checking a dissector against it).
+struct CapturedFrame {
+  Time ts;
+  uint32_t orig_len = 0;
+  std::vector<uint8_t> bytes;  // the first snaplen bytes
+  PacketKind kind = PacketKind::kData;
+  uint8_t opcode = 0, ecn = 0, pfc_enable = 0;
+  uint32_t qpn = 0, psn = 0;
+  std::array<uint16_t, 8> pfc_quanta{};
+};
+
+class Capture {
+ public:
+  // Attaches taps to the network's ports; throws InputError for unknown hosts or ports.
+  Capture(const CaptureParams& p, Network& net, const std::string& scenario_file);
+  ~Capture();
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+  // Captured frames in time order.
+  const std::vector<CapturedFrame>& frames();
+  // The capture as a pcap file (magic 0xA1B23C4D: nanosecond timestamps; LINKTYPE_ETHERNET).
+  std::string pcap();
+  const CaptureParams& params() const { return p_; }
+
+ private:
+  class Tap;
+  void record(Time ts, const Packet& p, uint32_t node);
+  CaptureParams p_;
+  Network& net_;
+  std::vector<std::unique_ptr<Tap>> taps_;
+  std::vector<std::pair<Node*, uint16_t>> attached_;
+  std::vector<CapturedFrame> frames_;
+  bool sorted_ = true;
+};
+
+}  // namespace rocesim

@@ -1,0 +1,235 @@
+#include "rocesim/net/frame.hpp"
+
+namespace rocesim::frame {
+namespace {
+
+void put16(std::vector<uint8_t>& b, uint32_t v) {
+  b.push_back(static_cast<uint8_t>(v >> 8));
+  b.push_back(static_cast<uint8_t>(v));
+}
+void put24(std::vector<uint8_t>& b, uint32_t v) {
+  b.push_back(static_cast<uint8_t>(v >> 16));
+  put16(b, v & 0xFFFF);
+}
+void put32(std::vector<uint8_t>& b, uint32_t v) {
+  put16(b, v >> 16);
+  put16(b, v & 0xFFFF);
+}
+uint32_t get16(const std::vector<uint8_t>& b, size_t i) { return (uint32_t{b[i]} << 8) | b[i + 1]; }
+uint32_t get24(const std::vector<uint8_t>& b, size_t i) { return (uint32_t{b[i]} << 16) | get16(b, i + 1); }
+uint32_t get32(const std::vector<uint8_t>& b, size_t i) { return (get16(b, i) << 16) | get16(b, i + 2); }
+
+uint16_t ip_checksum(const uint8_t* h) {
+  uint32_t sum = 0;
+  for (int i = 0; i < 20; i += 2) {
+    sum += (uint32_t{h[i]} << 8) | h[i + 1];
+  }
+  while (sum >> 16) {
+    sum = (sum & 0xFFFF) + (sum >> 16);
+  }
+  return static_cast<uint16_t>(~sum);
+}
+
+bool has_reth(uint8_t op) { return op == wire::kWriteFirst || op == wire::kWriteOnly || op == wire::kReadRequest; }
+bool has_aeth(uint8_t op) {
+  return op == wire::kAcknowledge || op == wire::kReadRespFirst || op == wire::kReadRespLast ||
+         op == wire::kReadRespOnly;
+}
+
+}  // namespace
+
+std::array<uint8_t, 4> host_ip(uint32_t host) {
+  const uint32_t v = host + 1;
+  return {10, static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v)};
+}
+std::array<uint8_t, 6> host_mac(uint32_t host) {
+  const uint32_t v = host + 1;
+  return {0x02, 0, 0, static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v)};
+}
+std::array<uint8_t, 6> port_mac(uint32_t node, uint16_t port) {
+  return {0x02,
+          0xFF,
+          static_cast<uint8_t>(node >> 8),
+          static_cast<uint8_t>(node),
+          static_cast<uint8_t>(port >> 8),
+          static_cast<uint8_t>(port)};
+}
+
+uint32_t crc32(const uint8_t* data, size_t len, uint32_t crc) {
+  // Reflected CRC-32 (IEEE 802.3 polynomial 0x04C11DB7), as Ethernet's FCS and zlib compute it.
+  crc = ~crc;
+  for (size_t i = 0; i < len; ++i) {
+    crc ^= data[i];
+    for (int k = 0; k < 8; ++k) {
+      crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+  }
+  return ~crc;
+}
+
+uint32_t icrc(const uint8_t* f, size_t len) {
+  std::vector<uint8_t> pseudo(8, 0xFF);
+  pseudo.insert(pseudo.end(), f + wire::kEth, f + len);
+  uint8_t* ip = pseudo.data() + 8;
+  ip[1] = 0xFF;            // TOS: DSCP and ECN may change in flight
+  ip[8] = 0xFF;            // TTL
+  ip[10] = ip[11] = 0xFF;  // header checksum
+  uint8_t* udp = ip + wire::kIpv4;
+  udp[6] = udp[7] = 0xFF;  // UDP checksum
+  uint8_t* bth = udp + wire::kUdp;
+  bth[4] = 0xFF;  // FECN, BECN and reserved bits
+  return crc32(pseudo.data(), pseudo.size());
+}
+
+std::vector<uint8_t> build(const Packet& p, const Context& c) {
+  std::vector<uint8_t> b;
+  b.reserve(p.frame);
+  if (p.kind == PacketKind::kPfc) {
+    // IEEE 802.1Qbb PFC: MAC control (0x8808), opcode 0x0101, class-enable vector, eight quanta, pad to 60 B.
+    const std::array<uint8_t, 6> dst{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+    b.insert(b.end(), dst.begin(), dst.end());
+    const auto src = port_mac(c.node, c.port);
+    b.insert(b.end(), src.begin(), src.end());
+    put16(b, 0x8808);
+    put16(b, 0x0101);
+    put16(b, p.pfc_enable);
+    for (uint16_t q : p.pfc_quanta) {
+      put16(b, q);
+    }
+    b.resize(wire::kPfcFrame - wire::kFcs, 0);
+    return b;
+  }
+  const auto dmac = host_mac(p.dst), smac = host_mac(p.src);
+  b.insert(b.end(), dmac.begin(), dmac.end());
+  b.insert(b.end(), smac.begin(), smac.end());
+  put16(b, 0x0800);
+  const size_t ip_at = b.size();
+  const int ext = (has_reth(p.opcode) ? wire::kReth : 0) + (has_aeth(p.opcode) ? wire::kAeth : 0) +
+                  (p.opcode == wire::kCnp ? wire::kCnpReserved : 0);
+  const int pad = wire::pad_bytes(p.payload);
+  // Whatever the frame holds beyond the headers, payload and pad is the INT block (HPCC).
+  const int base = wire::kEth + wire::kIpv4 + wire::kUdp + wire::kBth + ext + p.payload + pad + wire::kIcrc;
+  const int int_len = std::max(0, p.frame - wire::kFcs - base);
+  const int udp_len = wire::kUdp + wire::kBth + ext + p.payload + pad + int_len + wire::kIcrc;
+  // IPv4
+  b.push_back(0x45);
+  b.push_back(static_cast<uint8_t>((p.dscp << 2) | (p.ecn & 3)));
+  put16(b, static_cast<uint32_t>(wire::kIpv4 + udp_len));
+  put16(b, p.psn & 0xFFFF);
+  put16(b, 0x4000);  // don't fragment
+  b.push_back(static_cast<uint8_t>(64 - p.hops));
+  b.push_back(17);
+  put16(b, 0);
+  const auto sip = host_ip(p.src), dip = host_ip(p.dst);
+  b.insert(b.end(), sip.begin(), sip.end());
+  b.insert(b.end(), dip.begin(), dip.end());
+  const uint16_t ck = ip_checksum(b.data() + ip_at);
+  b[ip_at + 10] = static_cast<uint8_t>(ck >> 8);
+  b[ip_at + 11] = static_cast<uint8_t>(ck);
+  // UDP: destination 4791; the source port is the QP's ECMP entropy; checksum 0 (RoCEv2 allows it).
+  put16(b, p.sport);
+  put16(b, wire::kRoceUdpPort);
+  put16(b, static_cast<uint32_t>(udp_len));
+  put16(b, 0);
+  // BTH
+  b.push_back(p.opcode);
+  b.push_back(static_cast<uint8_t>(pad << 4));
+  put16(b, 0xFFFF);                                   // default P_Key
+  b.push_back(p.opcode == wire::kCnp ? 0x40 : 0x00);  // BECN on CNPs
+  put24(b, wire_qpn(p.qpn));
+  b.push_back((p.flags & Packet::kFlagAckReq) ? 0x80 : 0x00);
+  put24(b, p.psn & 0xFFFFFF);
+  if (has_reth(p.opcode)) {
+    put32(b, 0);
+    put32(b, 0x10000000);  // virtual address
+    put32(b, p.flow);      // R_Key
+    put32(b, c.dma_length);
+  }
+  if (has_aeth(p.opcode)) {
+    uint8_t syndrome = 0x1F;  // ACK, unlimited credits
+    if (p.kind == PacketKind::kNak) {
+      syndrome = (p.flags & Packet::kFlagRnr) ? 0x20 | 12 : 0x60;  // RNR (timer code 12) or PSN sequence error
+    }
+    b.push_back(syndrome);
+    put24(b, 0);  // MSN
+  }
+  if (p.opcode == wire::kCnp) {
+    b.resize(b.size() + wire::kCnpReserved, 0);
+  }
+  b.resize(b.size() + p.payload + pad, 0);
+  if (int_len >= 2) {
+    // rocesim INT block: hop count (2 B), then per hop 8 B: rate in 10 Gb/s (1 B), queue in 64 B units (3 B),
+    // bytes sent in 64 B units modulo 2^16 (2 B), time in ns modulo 2^16 (2 B); unused hops are zero.
+    const size_t at = b.size();
+    put16(b, p.int_hops);
+    for (int h = 0; h < p.int_hops && b.size() + 8 <= at + static_cast<size_t>(int_len); ++h) {
+      const IntHop& t = p.telemetry[h];
+      b.push_back(static_cast<uint8_t>(t.rate_mbps / 10000));
+      put24(b, std::min<uint32_t>(t.qlen / 64, 0xFFFFFF));
+      put16(b, static_cast<uint32_t>((t.tx_bytes / 64) & 0xFFFF));
+      put16(b, static_cast<uint32_t>((t.ts.ps() / 1000) & 0xFFFF));
+    }
+    b.resize(at + static_cast<size_t>(int_len), 0);
+  }
+  const uint32_t crc = icrc(b.data(), b.size());
+  for (int k = 0; k < 4; ++k) {
+    b.push_back(static_cast<uint8_t>(crc >> (8 * k)));  // little-endian, like the FCS
+  }
+  return b;
+}
+
+std::optional<Parsed> parse(const std::vector<uint8_t>& f) {
+  if (f.size() < 14) {
+    return std::nullopt;
+  }
+  Parsed p;
+  p.ethertype = static_cast<uint16_t>(get16(f, 12));
+  if (p.ethertype == 0x8808) {
+    if (f.size() < 34) {
+      return std::nullopt;
+    }
+    p.pfc_opcode = static_cast<uint16_t>(get16(f, 14));
+    p.pfc_enable = static_cast<uint8_t>(get16(f, 16));
+    for (int i = 0; i < 8; ++i) {
+      p.pfc_quanta[i] = static_cast<uint16_t>(get16(f, 18 + 2 * i));
+    }
+    return p;
+  }
+  if (p.ethertype != 0x0800 || f.size() < 14 + 20 + 8 + 12 + 4) {
+    return std::nullopt;
+  }
+  const size_t ip = 14;
+  p.dscp = f[ip + 1] >> 2;
+  p.ecn = f[ip + 1] & 3;
+  std::copy(f.begin() + ip + 12, f.begin() + ip + 16, p.src_ip.begin());
+  std::copy(f.begin() + ip + 16, f.begin() + ip + 20, p.dst_ip.begin());
+  std::vector<uint8_t> hdr(f.begin() + ip, f.begin() + ip + 20);
+  hdr[10] = hdr[11] = 0;
+  p.ip_checksum_ok = ip_checksum(hdr.data()) == get16(f, ip + 10);
+  const size_t udp = ip + 20;
+  p.sport = static_cast<uint16_t>(get16(f, udp));
+  p.dport = static_cast<uint16_t>(get16(f, udp + 2));
+  const size_t bth = udp + 8;
+  p.opcode = f[bth];
+  p.pad = (f[bth + 1] >> 4) & 3;
+  p.becn = f[bth + 4] & 0x40;
+  p.dest_qp = get24(f, bth + 5);
+  p.ack_req = f[bth + 8] & 0x80;
+  p.psn = get24(f, bth + 9);
+  size_t at = bth + 12;
+  if (has_reth(p.opcode)) {
+    p.reth_length = get32(f, at + 12);
+    at += wire::kReth;
+  }
+  if (has_aeth(p.opcode)) {
+    p.aeth_syndrome = f[at];
+  }
+  uint32_t stored = 0;
+  for (int k = 0; k < 4; ++k) {
+    stored |= uint32_t{f[f.size() - 4 + static_cast<size_t>(k)]} << (8 * k);
+  }
+  p.icrc_ok = icrc(f.data(), f.size() - 4) == stored;
+  return p;
+}
+
+}  // namespace rocesim::frame
