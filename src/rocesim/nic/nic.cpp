@@ -181,7 +181,8 @@ void Nic::go_back(SendQp& q, uint32_t psn, uint32_t qpn) {
   try_send();
 }
 
-Packet* Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn) {
+void Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn,
+                    CtrlExtra extra) {
   const uint16_t sport = about.sport;
   Packet* c = pool_.acquire(kind);
   c->src = host_;
@@ -190,6 +191,9 @@ Packet* Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint3
   c->flow = flow;
   c->psn = psn;
   c->sport = sport;
+  c->flags = extra.flags;
+  c->ack_pkts = extra.ack_pkts;
+  c->ack_ce = extra.ack_ce;
   if (kind == PacketKind::kCnp) {
     c->opcode = wire::kCnp;
     c->frame = wire::kCnpFrame;
@@ -213,7 +217,6 @@ Packet* Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint3
   ctrl_[c->priority].push(c);
   ctrl_ready_ |= static_cast<uint8_t>(1u << c->priority);
   try_send();
-  return c;
 }
 
 // RDMA READ request (IBTA vol 1, 9.4.3): BTH + RETH, no payload, on the flow's data priority. `psn` is the
@@ -461,8 +464,7 @@ void Nic::on_data(Packet* p) {
   // drops the message (IBTA vol 1, 9.7.5.2.8).
   if (p->psn == r.expected && r.expected == 0 && now < r.recv_posted) {
     r.nak_sent = true;  // the rest of this attempt is dropped without further NAKs
-    Packet* n = send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.flow, r.expected);
-    n->flags |= Packet::kFlagRnr;
+    send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.flow, r.expected, CtrlExtra{Packet::kFlagRnr, 0, 0});
     return;
   }
   if (p->psn == r.expected) {
@@ -471,9 +473,8 @@ void Nic::on_data(Packet* p) {
     r.nak_sent = false;
     r.ce_since_ack += p->ecn == wire::kCe;
     if (++r.since_ack >= p_.ack_interval || (p->flags & Packet::kFlagAckReq)) {
-      Packet* a = send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.flow, r.expected - 1);
-      a->ack_pkts = static_cast<uint16_t>(r.since_ack);
-      a->ack_ce = static_cast<uint16_t>(r.ce_since_ack);
+      send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.flow, r.expected - 1,
+                CtrlExtra{0, static_cast<uint16_t>(r.since_ack), static_cast<uint16_t>(r.ce_since_ack)});
       r.since_ack = r.ce_since_ack = 0;
     }
   } else if (p->psn > r.expected) {

@@ -36,6 +36,13 @@ struct NicCounters {
   int64_t rx_bytes = 0;
 };
 
+// Fields of an ACK or NAK beyond the addressing (see Nic::send_ctrl).
+struct CtrlExtra {
+  uint8_t flags = 0;
+  uint16_t ack_pkts = 0;
+  uint16_t ack_ce = 0;
+};
+
 class Nic final : public Node, public CcTimers {
  public:
   Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
@@ -114,7 +121,9 @@ class Nic final : public Node, public CcTimers {
   bool send_data(SendQp& q, uint32_t qpn);
   void activate(uint32_t qpn);
   // Queues an ACK, NAK or CNP; `about` is the data packet that caused it (ACKs echo its time and telemetry).
-  Packet* send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn);
+  // Everything is filled in before the packet is queued: it may leave at once.
+  void send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn,
+                 CtrlExtra extra = {});
   void on_data(Packet* p);
   void on_ack(Packet* p);
   void go_back(SendQp& q, uint32_t psn, uint32_t qpn);
