@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rocesim/analysis/output_params.hpp"
+
 namespace rocesim {
 
 double percentile(std::vector<double>& v, double q) {
@@ -111,6 +113,34 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
                   {"dropped", cons.dropped},
                   {"in_network", cons.in_network},
                   {"conserved", cons.holds()}};
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const auto& b : slowdown_by_size(net, parse_bucket_edges(s.scenario().output.buckets))) {
+    buckets.push_back({{"lo_bytes", b.lo},
+                       {"hi_bytes", b.hi < 0 ? nlohmann::json(nullptr) : nlohmann::json(b.hi)},
+                       {"flows", b.flows},
+                       {"p50", b.flows ? nlohmann::json(b.p50) : nlohmann::json(nullptr)},
+                       {"p95", b.flows ? nlohmann::json(b.p95) : nlohmann::json(nullptr)},
+                       {"p99", b.flows ? nlohmann::json(b.p99) : nlohmann::json(nullptr)}});
+  }
+  j["fct_slowdown_by_size"] = buckets;
+  nlohmann::json per_workload = nlohmann::json::array();
+  {
+    size_t at = 0;
+    const auto& all = net.flows().all();
+    for (size_t w = 0; w < s.workload_flow_counts().size(); ++w) {
+      const size_t n = s.workload_flow_counts()[w];
+      size_t done = 0;
+      for (size_t i = at; i < at + n; ++i) {
+        done += all[i].done;
+      }
+      per_workload.push_back({{"type", s.resolved()["workload"][w]["type"]},
+                              {"created", n},
+                              {"finished", done},
+                              {"unfinished", n - done}});
+      at += n;
+    }
+  }
+  j["workloads"] = per_workload;
   j["scenario"] = s.resolved();
   return j;
 }
@@ -157,6 +187,73 @@ std::string ports_csv(const Network& net, Time now) {
                            k.xon_sent, ps.xoff_rcvd[c], static_cast<double>(paused.ps()) / 1000.0, k.max_headroom);
       }
     }
+  }
+  return out;
+}
+
+std::vector<SizeBucket> slowdown_by_size(const Network& net, const std::vector<int64_t>& edges) {
+  std::vector<SizeBucket> out;
+  int64_t lo = 0;
+  for (int64_t e : edges) {
+    out.push_back({lo, e});
+    lo = e;
+  }
+  out.push_back({lo, -1});
+  std::vector<std::vector<double>> sd(out.size());
+  for (const auto& f : net.flows().all()) {
+    if (!f.done) {
+      continue;
+    }
+    size_t k = 0;
+    while (k + 1 < out.size() && f.spec.size.count() > out[k].hi) {
+      ++k;
+    }
+    sd[k].push_back(slowdown(f.end - f.spec.start, f.ideal_fct));
+  }
+  for (size_t k = 0; k < out.size(); ++k) {
+    out[k].flows = sd[k].size();
+    if (!sd[k].empty()) {
+      out[k].p50 = percentile(sd[k], 0.5);
+      out[k].p95 = percentile(sd[k], 0.95);
+      out[k].p99 = percentile(sd[k], 0.99);
+    }
+  }
+  return out;
+}
+
+std::string buckets_csv(const std::vector<SizeBucket>& buckets) {
+  std::string out = "lo_bytes,hi_bytes,flows,p50,p95,p99\n";
+  for (const auto& b : buckets) {
+    const std::string hi = b.hi < 0 ? "" : std::to_string(b.hi);
+    if (b.flows) {
+      out += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f}\n", b.lo, hi, b.flows, b.p50, b.p95, b.p99);
+    } else {
+      out += fmt::format("{},{},0,,,\n", b.lo, hi);
+    }
+  }
+  return out;
+}
+
+std::string nics_csv(const Network& net, Time now) {
+  std::string out =
+      "host,tx_bytes,rx_bytes,data_sent,data_rcvd,ctrl_sent,ctrl_rcvd,acks_sent,naks_sent,cnps_sent,pause_rcvd,"
+      "paused_ns\n";
+  for (uint32_t h = 0; h < net.num_hosts(); ++h) {
+    const Nic& n = *net.nics()[h];
+    const auto& k = n.counters();
+    const PauseState& ps = n.pause_state();
+    int64_t pauses = 0;
+    Time paused;
+    for (int c = 0; c < 8; ++c) {
+      pauses += ps.xoff_rcvd[c];
+      paused += ps.total[c];
+      if (ps.until[c] != Time() && ps.since[c] < now) {
+        paused += std::min(ps.until[c], now) - ps.since[c];
+      }
+    }
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f}\n", h, k.tx_bytes, k.rx_bytes, k.data_sent, k.data_rcvd,
+                       k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent, k.cnps_sent, pauses,
+                       static_cast<double>(paused.ps()) / 1000.0);
   }
   return out;
 }

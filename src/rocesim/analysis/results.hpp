@@ -22,6 +22,16 @@ struct RunInfo {
 nlohmann::json summary_json(Simulation& s, const RunInfo& info);
 std::string flows_csv(const Network& net);
 std::string ports_csv(const Network& net, Time now);
+std::string nics_csv(const Network& net, Time now);
+// FCT slowdown per flow-size bucket (p50/p95/p99, the layout of the HPCC paper's figures): rows of
+// `lo_bytes,hi_bytes,flows,p50,p95,p99`; `edges` are the buckets' upper edges, a last bucket takes the rest.
+struct SizeBucket {
+  int64_t lo = 0, hi = 0;  // (lo, hi] bytes; hi = -1 for the open last bucket
+  size_t flows = 0;
+  double p50 = 0, p95 = 0, p99 = 0;
+};
+std::vector<SizeBucket> slowdown_by_size(const Network& net, const std::vector<int64_t>& edges);
+std::string buckets_csv(const std::vector<SizeBucket>& b);
 // A short human summary for the terminal.
 std::string summary_table(const nlohmann::json& summary);
 

@@ -67,6 +67,11 @@ int cmd_run(const std::string& path, const std::string& out_dir, const std::vect
   w.stage("flows.csv", flows_csv(s.net()));
   w.stage("ports.csv", ports_csv(s.net(), s.sim().now()));
   w.stage("summary.json", summary.dump(2) + "\n");
+  w.stage("nics.csv", nics_csv(s.net(), s.sim().now()));
+  w.stage("fct_buckets.csv", buckets_csv(slowdown_by_size(s.net(), parse_bucket_edges(s.scenario().output.buckets))));
+  if (const TimeSeries* ts = s.timeseries()) {
+    w.stage("timeseries.csv", ts->csv());
+  }
   if (Capture* cap = s.capture()) {
     w.stage(cap->params().file, cap->pcap());
   }
@@ -74,8 +79,10 @@ int cmd_run(const std::string& path, const std::string& out_dir, const std::vect
   if (!quiet) {
     fmt::print("rocesim: {} ({})\n", s.scenario().top.name, path.empty() ? kDefaultScenarioName : path);
     fmt::print("{}", summary_table(summary));
-    fmt::print("  results          {}/summary.json, flows.csv, ports.csv{}\n", out_dir,
+    fmt::print("  results          {}/summary.json, flows.csv, ports.csv, nics.csv, fct_buckets.csv{}{}\n", out_dir,
+               s.timeseries() ? ", timeseries.csv" : "",
                s.capture() ? ", " + s.capture()->params().file : std::string());
+    fmt::print("  plots            /usr/bin/python3 tools/plot.py {}   (PNGs in {}/plots)\n", out_dir, out_dir);
   }
   return 0;
 }

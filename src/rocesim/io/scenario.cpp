@@ -22,7 +22,8 @@ const Schema<ScenarioParams>& ScenarioParams::schema() {
         .reserved("switch", "see switch.*")
         .reserved("nic", "see nic.*")
         .reserved("workload", "a list of traffic generators, see workload[].*")
-        .reserved("capture", "packet capture, see capture.*");
+        .reserved("capture", "packet capture, see capture.*")
+        .reserved("output", "analysis outputs, see output.*");
     return sc;
   }();
   return s;
@@ -146,6 +147,7 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   sc.cc = parse_cc(nic.IsMap() ? nic["cc"] : YAML::Node(), ctx, "nic.cc");
   sc.graph = build_topology(root["topology"], ctx, base_dir);
   sc.workload_node = root["workload"];
+  sc.output = OutputParams::schema().parse(root["output"], ctx, "output");
   if (root["capture"] && !root["capture"].IsNull()) {
     sc.capture = CaptureParams::schema().parse(root["capture"], ctx, "capture");
   }
@@ -179,14 +181,21 @@ Simulation::Simulation(Scenario sc) : sc_(std::move(sc)), sim_(static_cast<uint6
 void Simulation::build() {
   net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, sc_.file);
   const ParseCtx ctx{sc_.file};
-  WorkloadContext wc{static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir};
+  WorkloadContext wc{static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir, {}};
+  for (uint32_t h = 0; h < net_->num_hosts(); ++h) {
+    wc.host_rate.push_back(net_->nic(h).link().rate);
+  }
   nlohmann::json workloads = nlohmann::json::array();
   if (sc_.workload_node.IsSequence()) {
     for (size_t i = 0; i < sc_.workload_node.size(); ++i) {
       const std::string path = "workload." + std::to_string(i);
       Rng rng = sim_.rng(path);
       WorkloadFlows w = generate_workload(sc_.workload_node[i], ctx, path, wc, rng);
+      const auto base = static_cast<int64_t>(net_->flows().all().size());
       for (FlowSpec& f : w.flows) {
+        if (f.after >= 0) {
+          f.after += base;  // an index into this workload's flows becomes a flow id
+        }
         if (!net_->priority_usable(f.priority)) {
           throw InputError(sc_.file, line_of(sc_.workload_node[i]), path + ".priority",
                            "no DSCP in switch.dscp_map selects priority " + std::to_string(f.priority));
@@ -195,17 +204,20 @@ void Simulation::build() {
         net_->add_flow(f);
       }
       workloads.push_back(w.resolved);
+      workload_flows_.push_back(w.flows.size());
     }
   }
   if (sc_.capture) {
     capture_ = std::make_unique<Capture>(*sc_.capture, *net_, sc_.file);
   }
+  timeseries_ = std::make_unique<TimeSeries>(sc_.output.timeseries, sim_, *net_, sc_.file);
   resolved_ = ScenarioParams::schema().dump(sc_.top);
   resolved_["topology"] = sc_.graph.resolved;
   resolved_["switch"] = SwitchParams::schema().dump(sc_.sw);
   resolved_["nic"] = NicParams::schema().dump(sc_.nic);
   resolved_["nic"]["cc"] = sc_.cc->dump();
   resolved_["workload"] = workloads;
+  resolved_["output"] = OutputParams::schema().dump(sc_.output);
   if (sc_.capture) {
     resolved_["capture"] = CaptureParams::schema().dump(*sc_.capture);
   }
@@ -228,6 +240,7 @@ std::vector<ParamDoc> all_params() {
   describe_cc(out, "nic.cc");
   describe_workloads(out);
   CaptureParams::schema().describe("capture", out);
+  OutputParams::schema().describe("output", out);
   // Reserved keys are documented by their own sections.
   std::vector<ParamDoc> filtered;
   for (auto& d : out) {

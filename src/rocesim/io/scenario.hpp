@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/analysis/output_params.hpp"
+#include "rocesim/analysis/timeseries.hpp"
 #include "rocesim/cc/cc.hpp"
 #include "rocesim/core/simulator.hpp"
 #include "rocesim/io/capture.hpp"
@@ -41,6 +43,7 @@ struct Scenario {
   TopologyGraph graph;
   YAML::Node workload_node;
   std::optional<CaptureParams> capture;
+  OutputParams output;
   std::vector<std::string> overrides;  // the --set assignments applied
 };
 
@@ -72,6 +75,10 @@ class Simulation {
   nlohmann::json resolved() const { return resolved_; }
   // The capture, if the scenario asked for one.
   Capture* capture() { return capture_.get(); }
+  // The sampled time series, if the scenario asked for one.
+  const TimeSeries* timeseries() const { return timeseries_ && timeseries_->enabled() ? timeseries_.get() : nullptr; }
+  // Flows each workload created.
+  const std::vector<size_t>& workload_flow_counts() const { return workload_flows_; }
   // Runs to the stop time or until every flow has finished. Returns the wall time in seconds.
   double run(const std::function<void(const RunProgress&)>& progress = {});
 
@@ -81,6 +88,8 @@ class Simulation {
   Simulator sim_;
   std::unique_ptr<Network> net_;
   std::unique_ptr<Capture> capture_;
+  std::unique_ptr<TimeSeries> timeseries_;
+  std::vector<size_t> workload_flows_;
   nlohmann::json resolved_;
 };
 

@@ -76,6 +76,13 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     s->finalize(scenario_file);
   }
   build_routes(scenario_file);
+  flows_.on_finish([this](uint32_t id) {
+    if (id < dependents_.size()) {
+      for (uint32_t d : dependents_[id]) {
+        nics_[flows_[d].spec.src]->start_now(flows_[d].send_qpn);
+      }
+    }
+  });
 }
 
 // Shortest paths by breadth-first search from each destination host; a switch's next hops towards host h are
@@ -233,6 +240,18 @@ uint32_t Network::add_flow(const FlowSpec& spec) {
   const uint32_t rq = nics_[to]->add_recv_qp(id, read);
   const uint32_t sq = nics_[from]->add_send_qp(id, rq, read);
   nics_[to]->set_recv_peer(rq, sq);
+  flows_[id].send_qpn = sq;
+  if (spec.after >= 0) {
+    // Only WRITE/SEND chains from one sender: the sender's NIC itself sees the first flow end.
+    if (static_cast<uint32_t>(spec.after) >= id || flows_[static_cast<uint32_t>(spec.after)].spec.src != spec.src ||
+        read) {
+      throw std::invalid_argument("a flow can only wait for an earlier WRITE or SEND flow of the same sender");
+    }
+    if (dependents_.size() <= static_cast<size_t>(spec.after)) {
+      dependents_.resize(static_cast<size_t>(spec.after) + 1);
+    }
+    dependents_[static_cast<size_t>(spec.after)].push_back(id);
+  }
   return id;
 }
 

@@ -66,6 +66,7 @@ class Network {
   std::vector<int> node_switch_;  // graph node -> switch index, or -1 for hosts
   std::vector<std::pair<Switch*, uint16_t>> host_attach_;
   std::array<uint8_t, 8> prio_to_dscp_{};
+  std::vector<std::vector<uint32_t>> dependents_;  // per flow: flows that start when it finishes
   std::array<bool, 8> prio_has_dscp_{};
 };
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct FlowSpec {
   RdmaOp op = RdmaOp::kWrite;
   uint16_t workload = 0;  // index of the workload that made it
   Time recv_posted;       // SEND only: when the responder posts the receive (before it: receiver not ready)
+  int64_t after = -1;     // if >= 0: start when this flow (same data sender) finishes, not at `start`
 };
 
 // A flow's record: what was asked, and what happened.
@@ -42,7 +44,8 @@ struct FlowRecord {
   int64_t timeouts = 0;
   int64_t delivered = 0;  // payload bytes the receiver has taken in order
   int64_t naks = 0;
-  int64_t rnr_naks = 0;  // SEND only: receiver-not-ready NAKs
+  int64_t rnr_naks = 0;   // SEND only: receiver-not-ready NAKs
+  uint32_t send_qpn = 0;  // the data sender's QP index (at src, or at dst for a READ)
 };
 
 // The table of flows of one simulation. The run ends early once every flow has finished.
@@ -56,10 +59,15 @@ class FlowTable {
     return r.id;
   }
   FlowRecord& operator[](uint32_t id) { return flows_[id]; }
+  // Called for each flow that finishes (the network starts the flows waiting for it).
+  void on_finish(std::function<void(uint32_t)> f) { on_finish_ = std::move(f); }
   const std::vector<FlowRecord>& all() const { return flows_; }
   void finished(uint32_t id, Time at) {
     flows_[id].end = at;
     flows_[id].done = true;
+    if (on_finish_) {
+      on_finish_(id);
+    }
     if (--remaining_ == 0) {
       sim_.request_stop();
     }
@@ -70,6 +78,7 @@ class FlowTable {
   Simulator& sim_;
   std::vector<FlowRecord> flows_;
   int64_t remaining_ = 0;
+  std::function<void(uint32_t)> on_finish_;
 };
 
 }  // namespace rocesim

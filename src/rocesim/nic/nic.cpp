@@ -75,7 +75,7 @@ uint32_t Nic::add_send_qp(uint32_t flow, uint32_t dst_qpn, bool as_read_responde
   const auto qpn = static_cast<uint32_t>(send_.size());
   q.cc->owner = qpn;
   send_.push_back(std::move(q));
-  if (!as_read_responder) {
+  if (!as_read_responder && f.spec.after < 0) {
     sim_.at(f.spec.start, this, kEvStart, qpn);
   }
   return qpn;

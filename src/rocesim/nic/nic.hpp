@@ -57,6 +57,8 @@ class Nic final : public Node, public CcTimers {
   uint32_t add_recv_qp(uint32_t flow, bool as_read_requester = false);
   uint32_t add_send_qp(uint32_t flow, uint32_t dst_qpn, bool as_read_responder = false);
   void set_recv_peer(uint32_t recv_qpn, uint32_t send_qpn) { recv_[recv_qpn].src_qpn = send_qpn; }
+  // Starts a flow that waited for another (FlowSpec::after), now.
+  void start_now(uint32_t send_qpn) { sim_.at(sim_.now(), this, kEvStart, send_qpn); }
 
   const NicCounters& counters() const { return cnt_; }
   const PauseState& pause_state() const { return pause_states_[0]; }

@@ -17,10 +17,12 @@ namespace rocesim {
 struct WorkloadContext {
   uint32_t hosts = 0;
   Time stop;
-  std::string base_dir;  // where relative file paths are resolved
+  std::string base_dir;         // where relative file paths are resolved
+  std::vector<Rate> host_rate;  // each host's link rate (for loads)
 };
 
-// One generator's output: its flows, and its parameters as used (for summary.json).
+// One generator's output: its flows, and its parameters as used (for summary.json). A flow's `after` is the index
+// of another flow in this list.
 struct WorkloadFlows {
   std::vector<FlowSpec> flows;
   nlohmann::json resolved;
@@ -37,7 +39,16 @@ WorkloadFlows generate_permutation(const YAML::Node& n, const ParseCtx& ctx, con
                                    const WorkloadContext& wc, Rng& rng);
 WorkloadFlows generate_flow_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                  const WorkloadContext& wc, Rng& rng);
+WorkloadFlows generate_poisson(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
+                               const WorkloadContext& wc, Rng& rng);
+WorkloadFlows generate_all_to_all(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
+                                  const WorkloadContext& wc, Rng& rng);
+void describe_poisson(std::vector<ParamDoc>& out, const std::string& prefix);
+void describe_all_to_all(std::vector<ParamDoc>& out, const std::string& prefix);
 void describe_incast(std::vector<ParamDoc>& out, const std::string& prefix);
+// Hosts named by a workload's `hosts` list (all hosts if empty), checked against the topology.
+std::vector<uint32_t> select_hosts(const std::vector<int64_t>& hosts, const YAML::Node& n, const ParseCtx& ctx,
+                                   const std::string& path, const WorkloadContext& wc);
 void describe_permutation(std::vector<ParamDoc>& out, const std::string& prefix);
 void describe_flow_file(std::vector<ParamDoc>& out, const std::string& prefix);
 

@@ -1,0 +1,28 @@
+// The scenario's `output` section: what analysis to write beside the standard result files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rocesim/core/params.hpp"
+
+namespace rocesim {
+
+struct TimeSeriesParams {
+  Time interval;
+  std::string ports;           // "leaf0:0, spine1:2"
+  std::vector<int64_t> flows;  // flow ids
+  Time start, stop;
+  static const Schema<TimeSeriesParams>& schema();
+};
+
+struct OutputParams {
+  std::string buckets;  // upper edges of the flow-size buckets of the slowdown table
+  TimeSeriesParams timeseries;
+  static const Schema<OutputParams>& schema();
+};
+
+// "1KB, 10KB" -> sizes in bytes, strictly increasing; throws UnitError.
+std::vector<int64_t> parse_bucket_edges(const std::string& s);
+
+}  // namespace rocesim

@@ -1,0 +1,91 @@
+#include "rocesim/analysis/timeseries.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+namespace rocesim {
+
+TimeSeries::TimeSeries(const TimeSeriesParams& p, Simulator& sim, Network& net, const std::string& file)
+    : p_(p), sim_(sim), net_(net) {
+  std::stringstream ss(p.ports);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    if (b == std::string::npos) {
+      continue;
+    }
+    item = item.substr(b, e - b + 1);
+    const auto colon = item.rfind(':');
+    Switch* sw = nullptr;
+    for (const auto& s : net.switches()) {
+      if (colon != std::string::npos && s->name() == item.substr(0, colon)) {
+        sw = s.get();
+      }
+    }
+    int64_t port = -1;
+    if (sw) {
+      try {
+        port = std::stoll(item.substr(colon + 1));
+      } catch (...) {
+      }
+    }
+    if (!sw || port < 0 || static_cast<size_t>(port) >= sw->num_ports()) {
+      throw InputError(file, 0, "output.timeseries.ports", "'" + item + "' is not a switch port (switch:port)");
+    }
+    ports_.push_back({sw, static_cast<uint16_t>(port)});
+    port_names_.push_back(item);
+    last_tx_.push_back(0);
+  }
+  for (int64_t f : p.flows) {
+    if (f < 0 || static_cast<size_t>(f) >= net.flows().all().size()) {
+      throw InputError(
+          file, 0, "output.timeseries.flows",
+          "flow " + std::to_string(f) + " does not exist (" + std::to_string(net.flows().all().size()) + " flows)");
+    }
+    flows_.push_back(static_cast<uint32_t>(f));
+  }
+  if (enabled()) {
+    sim.at(p.start, this, 0);
+  }
+}
+
+void TimeSeries::handle_event(uint32_t, uint64_t) {
+  sample();
+  const Time next = sim_.now() + p_.interval;
+  if (next <= p_.stop && net_.flows().remaining() > 0) {
+    sim_.at(next, this, 0);
+  }
+}
+
+void TimeSeries::sample() {
+  const int64_t t = sim_.now().ps() / 1000;
+  const double interval_s = p_.interval.sec_f();
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    auto [sw, port] = ports_[i];
+    int64_t tx = 0;
+    const PauseState& ps = sw->pause_state(port);
+    for (int c = 0; c < 8; ++c) {
+      const auto& k = sw->counters(port, c);
+      tx += k.tx_bytes;
+      if (k.tx_packets > 0 || sw->queued_bytes(port, c) > 0) {
+        csv_ += fmt::format("{},{},queue_bytes.p{},{}\n", t, port_names_[i], c, sw->queued_bytes(port, c));
+        csv_ += fmt::format("{},{},paused.p{},{}\n", t, port_names_[i], c, ps.paused(c, sim_.now()) ? 1 : 0);
+      }
+    }
+    if (sim_.now() > p_.start) {
+      csv_ += fmt::format("{},{},tx_gbps,{:.3f}\n", t, port_names_[i],
+                          static_cast<double>(tx - last_tx_[i]) * 8 / interval_s / 1e9);
+    }
+    last_tx_[i] = tx;
+  }
+  for (uint32_t f : flows_) {
+    const FlowRecord& r = net_.flows()[f];
+    const bool read = r.spec.op == RdmaOp::kRead;
+    const Nic& sender = net_.nic(read ? r.spec.dst : r.spec.src);
+    csv_ += fmt::format("{},flow{},rate_gbps,{:.3f}\n", t, f, sender.qp_rate(r.send_qpn).gbps_f());
+    csv_ += fmt::format("{},flow{},delivered_bytes,{}\n", t, f, r.delivered);
+  }
+}
+
+}  // namespace rocesim

@@ -1,0 +1,33 @@
+// Sampled time series: at a fixed interval, read (never change) chosen switch ports and flows, and keep tidy rows
+// `t_ns,entity,metric,value` for timeseries.csv.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rocesim/analysis/output_params.hpp"
+#include "rocesim/net/network.hpp"
+
+namespace rocesim {
+
+class TimeSeries final : public EventHandler {
+ public:
+  // Throws InputError for unknown ports or flows.
+  TimeSeries(const TimeSeriesParams& p, Simulator& sim, Network& net, const std::string& scenario_file);
+  void handle_event(uint32_t kind, uint64_t arg) override;
+  const std::string& csv() const { return csv_; }
+  bool enabled() const { return !ports_.empty() || !flows_.empty(); }
+
+ private:
+  void sample();
+  TimeSeriesParams p_;
+  Simulator& sim_;
+  Network& net_;
+  std::vector<std::pair<Switch*, uint16_t>> ports_;
+  std::vector<std::string> port_names_;
+  std::vector<int64_t> last_tx_;
+  std::vector<uint32_t> flows_;
+  std::string csv_ = "t_ns,entity,metric,value\n";
+};
+
+}  // namespace rocesim
