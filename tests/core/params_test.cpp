@@ -107,6 +107,23 @@ TEST(Params, DelayAndCableLengthExcludeEachOther) {
   EXPECT_EQ(sc.graph.links[0].delay, Time::ns(50));  // 5 ns per metre
 }
 
+TEST(Params, SwitchPresetsGiveDefaultsThatTheScenarioCanOverride) {
+  const Scenario onyx = parse_scenario(
+      std::string(kMinimal) + "switch: {preset: nvidia-roce-lossless, ecn: {kmax: 2MB}}\n", "t.yaml", ".", {});
+  EXPECT_EQ(onyx.sw.ecn.kmin, Bytes(150'000));    // from the preset (ground-truth.md 2.3)
+  EXPECT_EQ(onyx.sw.ecn.kmax, Bytes(2'000'000));  // the scenario wins
+  EXPECT_EQ(onyx.sw.ecn.pmax, 1.0);
+  EXPECT_EQ(onyx.sw.ets.strict, std::vector<int64_t>{6});
+  const Scenario sonic =
+      parse_scenario(std::string(kMinimal) + "switch: {preset: sonic-lossless}\n", "t.yaml", ".", {});
+  EXPECT_EQ(sonic.sw.pfc.priorities, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(sonic.sw.pfc.xon_offset, Bytes(2288));
+  EXPECT_EQ(sonic.sw.ecn.kmin, Bytes(1024 * 1024));
+  const InputError e = parse_error(std::string(kMinimal) + "switch: {preset: nvidia-roce-losless}\n");
+  EXPECT_EQ(e.key(), "switch.preset");
+  EXPECT_NE(e.problem().find("did you mean 'nvidia-roce-lossless'"), std::string::npos);
+}
+
 TEST(Params, CcPresetsCarryTheirDefaults) {
   const Scenario nvidia = parse_scenario(std::string(kMinimal) + "nic: {cc: dcqcn}\n", "t.yaml", ".", {});
   const Scenario paper = parse_scenario(std::string(kMinimal) + "nic: {cc: dcqcn-paper}\n", "t.yaml", ".", {});

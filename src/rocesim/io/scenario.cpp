@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "rocesim/switch/presets.hpp"
 #include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
@@ -141,7 +142,9 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   if (seed_override) {
     sc.top.seed = *seed_override;
   }
-  sc.sw = SwitchParams::schema().parse(root["switch"], ctx, "switch");
+  YAML::Node sw = root["switch"];
+  apply_switch_preset(sw, ctx);
+  sc.sw = SwitchParams::schema().parse(sw, ctx, "switch");
   const YAML::Node nic = root["nic"];
   sc.nic = NicParams::schema().parse(nic, ctx, "nic");
   sc.cc = parse_cc(nic.IsMap() ? nic["cc"] : YAML::Node(), ctx, "nic.cc");

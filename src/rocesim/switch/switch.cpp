@@ -61,6 +61,7 @@ const Schema<SwitchParams>& SwitchParams::schema() {
               return std::nullopt;
             },
             "dscp:prio, ...")
+        .reserved("preset", "nvidia-roce-lossless or sonic-lossless: real gear's QoS as defaults (see docs/model.md)")
         .sub(&SwitchParams::admission, "admission", BufferParams::schema())
         .sub(&SwitchParams::pfc, "pfc", PfcParams::schema())
         .sub(&SwitchParams::ecn, "ecn", EcnParams::schema())

@@ -1,0 +1,62 @@
+// Switch presets: the QoS settings real gear ships, as scenario fragments. A scenario's `switch.preset: NAME`
+// takes these values as its defaults; keys written next to it still win.
+#include "rocesim/switch/presets.hpp"
+
+namespace rocesim {
+
+const std::vector<SwitchPreset>& switch_presets() {
+  static const std::vector<SwitchPreset> all = {
+      {"nvidia-roce-lossless",
+       "NVIDIA Onyx `roce lossless` / Cumulus RoCE lossless mode (ground-truth.md 2.3): trust DSCP (26 to 3, 48 to "
+       "6), ECN on TC3 at 150/1500 KB with probability 100 %, PFC on priority 3, TC6 strict, TC3 and TC0 50 % each",
+       R"(dscp_map: "0:0, 26:3, 48:6"
+pfc: {priorities: [3]}
+ecn: {kmin: 150KB, kmax: 1500KB, pmax: 1.0}
+ets: {strict: [6], weights: [50, 1, 1, 50, 1, 1, 1, 1]}
+)"},
+      {"sonic-lossless",
+       "SONiC's default lossless QoS (qos_config.j2 and buffer templates, ecosystem.md): PFC on 3 and 4, dynamic "
+       "threshold 2^-3 with 1248 B reserved and a 2288 B xon offset, WRED/ECN 1 MiB to 2 MiB at 5 %, DWRR "
+       "40/30/25/5 on queues 0, 1, 3 and 4 (ComputeAI back end)",
+       R"(dscp_map: "0:1, 3:3, 4:4, 8:0, 46:5, 48:6"
+pfc: {priorities: [3, 4], xon_offset: 2288B}
+admission: {type: dynamic, alpha: 0.125, reserved: 1248B}
+ecn: {kmin: 1MiB, kmax: 2MiB, pmax: 0.05}
+ets: {strict: [6], weights: [40, 30, 1, 25, 5, 1, 1, 1]}
+)"},
+  };
+  return all;
+}
+
+// Copies the preset's keys into `node` where the user has not set them (nested mappings merge key by key).
+static void merge_defaults(YAML::Node node, const YAML::Node& defaults) {
+  for (const auto& kv : defaults) {
+    const std::string key = kv.first.Scalar();
+    if (!node[key]) {
+      node[key] = YAML::Clone(kv.second);
+    } else if (node[key].IsMap() && kv.second.IsMap()) {
+      merge_defaults(node[key], kv.second);
+    }
+  }
+}
+
+void apply_switch_preset(YAML::Node& sw, const ParseCtx& ctx) {
+  if (!sw.IsMap() || !sw["preset"]) {
+    return;
+  }
+  std::vector<std::string> names;
+  for (const auto& p : switch_presets()) {
+    names.push_back(p.name);
+  }
+  const std::string name = read_value<std::string>(sw["preset"], ctx, "switch.preset");
+  if (auto err = one_of(names)(name)) {
+    throw InputError(ctx.file, line_of(sw["preset"]), "switch.preset", *err);
+  }
+  for (const auto& p : switch_presets()) {
+    if (p.name == name) {
+      merge_defaults(sw, YAML::Load(p.yaml));
+    }
+  }
+}
+
+}  // namespace rocesim
