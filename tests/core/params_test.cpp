@@ -63,6 +63,12 @@ TEST(Params, ImpossibleValuesAreRejected) {
   EXPECT_EQ(parse_error("topology: {type: fat-tree, k: 5}\n").key(), "topology.k");
 }
 
+TEST(Params, ASectionWithoutItsTypedChildTakesTheDefaultType) {
+  // `nic` without `cc` means the default congestion control.
+  const Scenario sc = parse_scenario(std::string(kMinimal) + "nic: {mtu: 1000}\n", "t.yaml", ".", {});
+  EXPECT_EQ(sc.cc->dump()["type"], "dcqcn");
+}
+
 TEST(Params, WrongTypeIsAnError) {
   const InputError e = parse_error(std::string(kMinimal) + "switch:\n  pfc: {priorities: three}\n");
   EXPECT_EQ(e.key(), "switch.pfc.priorities");
@@ -138,8 +144,28 @@ TEST(Params, ScenarioReferenceDocMatchesTheDeclarations) {
   ASSERT_TRUE(in) << "docs/scenario-reference.md is missing; generate it with `rocesim params --markdown`";
   std::stringstream ss;
   ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), scenario_reference_markdown()) << "docs/scenario-reference.md is stale: regenerate it with "
-                                                        "`rocesim params --markdown > docs/scenario-reference.md`";
+  const std::string want = scenario_reference_markdown(), have = ss.str();
+  if (want != have) {
+    // Name the first line that differs rather than printing both files.
+    std::istringstream a(want), b(have);
+    std::string la, lb;
+    int line = 0;
+    for (;;) {
+      const bool ga = static_cast<bool>(std::getline(a, la)), gb = static_cast<bool>(std::getline(b, lb));
+      ++line;
+      if (!ga) {
+        la.clear();
+      }
+      if (!gb) {
+        lb.clear();
+      }
+      if (la != lb || (!ga && !gb)) {
+        break;
+      }
+    }
+    ADD_FAILURE() << "docs/scenario-reference.md is stale at line " << line << ": expected\n  " << la << "\nfound\n  "
+                  << lb << "\nregenerate it with `rocesim params --markdown > docs/scenario-reference.md`";
+  }
 }
 
 TEST(Params, EveryParameterHasADoc) {

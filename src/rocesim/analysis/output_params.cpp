@@ -52,7 +52,8 @@ const Schema<OutputParams>& OutputParams::schema() {
             return std::nullopt;
           },
           "sizes")
-        .sub(&OutputParams::timeseries, "timeseries", TimeSeriesParams::schema());
+        .sub(&OutputParams::timeseries, "timeseries", TimeSeriesParams::schema())
+        .sub(&OutputParams::hpcc, "hpcc", HpccOutputParams::schema());
     return sc;
   }();
   return s;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/analysis/hpcc_outputs.hpp"
 #include "rocesim/core/params.hpp"
 
 namespace rocesim {
@@ -19,6 +20,7 @@ struct TimeSeriesParams {
 struct OutputParams {
   std::string buckets;  // upper edges of the flow-size buckets of the slowdown table
   TimeSeriesParams timeseries;
+  HpccOutputParams hpcc;
   static const Schema<OutputParams>& schema();
 };
 

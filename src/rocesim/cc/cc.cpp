@@ -6,7 +6,7 @@ std::vector<std::string> cc_types() { return {"none", "dcqcn", "dcqcn-paper", "h
 
 std::unique_ptr<CcAlgorithm> parse_cc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
   const std::string type = read_type(n, ctx, path, cc_types(), "dcqcn");
-  const YAML::Node params = n.IsMap() ? n : YAML::Node();
+  const YAML::Node params = n.IsDefined() && n.IsMap() ? n : YAML::Node();
   if (type == "none") {
     return parse_cc_none(params, ctx, path);
   }

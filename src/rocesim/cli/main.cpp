@@ -4,15 +4,28 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "rocesim/analysis/results.hpp"
+#include "rocesim/io/hpcc_config.hpp"
 #include "rocesim/io/output.hpp"
 #include "rocesim/io/scenario.hpp"
 
 using namespace rocesim;
 
 namespace {
+
+// A scenario from the HPCC ns-3 simulator's config.txt; its warnings go to stderr.
+Scenario load_hpcc(const std::string& config, const std::vector<std::string>& sets, std::optional<int64_t> seed) {
+  const std::string dir = std::filesystem::path(config).parent_path().string();
+  const HpccImport imp = import_hpcc_config(config, dir.empty() ? "." : dir);
+  for (const auto& w : imp.warnings) {
+    fmt::print(stderr, "rocesim: warning: {}\n", w);
+  }
+  return parse_scenario(imp.yaml, config, dir.empty() ? "." : dir, sets, seed);
+}
 
 Scenario load(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed) {
   if (path.empty()) {
@@ -51,9 +64,9 @@ class Progress {
   bool shown_ = false;
 };
 
-int cmd_run(const std::string& path, const std::string& out_dir, const std::vector<std::string>& sets,
-            std::optional<int64_t> seed, bool quiet) {
-  Simulation s(load(path, sets, seed));
+int cmd_run(const std::string& path, const std::string& hpcc_config, const std::string& out_dir,
+            const std::vector<std::string>& sets, std::optional<int64_t> seed, bool quiet) {
+  Simulation s(hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed));
   Progress progress(!quiet && isatty(STDERR_FILENO));
   std::function<void(const RunProgress&)> cb;
   if (progress.enabled()) {
@@ -69,6 +82,18 @@ int cmd_run(const std::string& path, const std::string& out_dir, const std::vect
   w.stage("summary.json", summary.dump(2) + "\n");
   w.stage("nics.csv", nics_csv(s.net(), s.sim().now()));
   w.stage("fct_buckets.csv", buckets_csv(slowdown_by_size(s.net(), parse_bucket_edges(s.scenario().output.buckets))));
+  if (const HpccOutputs* h = s.hpcc_outputs()) {
+    const auto& hp = s.scenario().output.hpcc;
+    if (!hp.fct.empty()) {
+      w.stage(hp.fct, h->fct_txt());
+    }
+    if (!hp.pfc.empty()) {
+      w.stage(hp.pfc, h->pfc_txt());
+    }
+    if (!hp.qlen.empty()) {
+      w.stage(hp.qlen, h->qlen_txt());
+    }
+  }
   if (const TimeSeries* ts = s.timeseries()) {
     w.stage("timeseries.csv", ts->csv());
   }
@@ -77,13 +102,87 @@ int cmd_run(const std::string& path, const std::string& out_dir, const std::vect
   }
   w.commit();
   if (!quiet) {
-    fmt::print("rocesim: {} ({})\n", s.scenario().top.name, path.empty() ? kDefaultScenarioName : path);
+    fmt::print("rocesim: {} ({})\n", s.scenario().top.name,
+               !hpcc_config.empty() ? hpcc_config
+               : path.empty()       ? kDefaultScenarioName
+                                    : path);
     fmt::print("{}", summary_table(summary));
-    fmt::print("  results          {}/summary.json, flows.csv, ports.csv, nics.csv, fct_buckets.csv{}{}\n", out_dir,
-               s.timeseries() ? ", timeseries.csv" : "",
-               s.capture() ? ", " + s.capture()->params().file : std::string());
+    std::string extra;
+    if (s.timeseries()) {
+      extra += ", timeseries.csv";
+    }
+    if (s.capture()) {
+      extra += ", " + s.capture()->params().file;
+    }
+    for (const std::string& f :
+         {s.scenario().output.hpcc.fct, s.scenario().output.hpcc.pfc, s.scenario().output.hpcc.qlen}) {
+      if (!f.empty()) {
+        extra += ", " + f;
+      }
+    }
+    fmt::print("  results          {}/summary.json, flows.csv, ports.csv, nics.csv, fct_buckets.csv{}\n", out_dir,
+               extra);
     fmt::print("  plots            /usr/bin/python3 tools/plot.py {}   (PNGs in {}/plots)\n", out_dir, out_dir);
   }
+  return 0;
+}
+
+int cmd_import_hpcc(const std::string& config, const std::string& out) {
+  const std::string dir = std::filesystem::path(out).parent_path().string();
+  if (!dir.empty()) {
+    std::filesystem::create_directories(dir);
+  }
+  const HpccImport imp = import_hpcc_config(config, dir.empty() ? "." : dir);
+  for (const auto& w : imp.warnings) {
+    fmt::print(stderr, "rocesim: warning: {}\n", w);
+  }
+  // Check the result before writing it: an import that does not load is an error, not a file.
+  Simulation check(parse_scenario(imp.yaml, out, dir.empty() ? "." : dir, {}));
+  const std::string tmp = out + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << imp.yaml;
+    if (!f) {
+      throw std::runtime_error("cannot write '" + out + "'");
+    }
+  }
+  std::filesystem::rename(tmp, out);
+  fmt::print("{}: written ({} hosts, {} switches, {} flows)\n", out, check.net().num_hosts(),
+             check.net().switches().size(), check.net().flows().all().size());
+  return 0;
+}
+
+// Writes the flows a scenario's workloads generate, as rocesim flow CSV or as an HPCC simulator flow file.
+int cmd_flows(const std::string& path, const std::string& out, const std::string& format, double offset_s,
+              const std::vector<std::string>& sets) {
+  Simulation s(load(path, sets, std::nullopt));
+  std::string text;
+  const auto& flows = s.net().flows().all();
+  if (format == "hpcc") {
+    text = std::to_string(flows.size()) + "\n";
+    const auto& g = s.net().graph();
+    for (const auto& f : flows) {
+      if (f.spec.op != RdmaOp::kWrite) {
+        throw InputError(
+            path, 0, "workload",
+            "the HPCC flow format has only writes; flow " + std::to_string(f.id) + " is a " + to_string(f.spec.op));
+      }
+      text +=
+          fmt::format("{} {} {} {} {} {:.9f}\n", g.hosts[f.spec.src], g.hosts[f.spec.dst], f.spec.priority,
+                      f.spec.app_port ? f.spec.app_port : 100, f.spec.size.count(), offset_s + f.spec.start.sec_f());
+    }
+  } else {
+    text = "src,dst,size,start,priority,operation\n";
+    for (const auto& f : flows) {
+      text += fmt::format("{},{},{}B,{}ps,{},{}\n", f.spec.src, f.spec.dst, f.spec.size.count(), f.spec.start.ps(),
+                          f.spec.priority, to_string(f.spec.op));
+    }
+  }
+  const auto dir = std::filesystem::path(out).parent_path();
+  ResultWriter w(dir.empty() ? "." : dir.string());
+  w.stage(std::filesystem::path(out).filename().string(), text);
+  w.commit();
+  fmt::print("{}: {} flows\n", out, flows.size());
   return 0;
 }
 
@@ -133,10 +232,30 @@ int main(int argc, char** argv) {
   run->add_option("--set", sets, "override a parameter, e.g. --set switch.ecn.kmin=200KB");
   run->add_option("--seed", seed, "override the scenario's seed");
   run->add_flag("-q,--quiet", quiet, "no progress and no summary");
+  std::string hpcc_config;
+  run->add_option("--hpcc-config", hpcc_config, "run an HPCC ns-3 simulator config.txt (its topology and flow files)");
+
+  std::string import_out = "scenario.yaml", import_config;
+  auto* imp = app.add_subcommand("import", "convert another simulator's input into a rocesim scenario");
+  auto* imp_hpcc = imp->add_subcommand("hpcc", "the HPCC ns-3 simulator's config.txt");
+  imp->require_subcommand(1);
+  imp_hpcc->add_option("config", import_config, "config.txt")->required();
+  imp_hpcc->add_option("-o,--out", import_out, "scenario file to write")->capture_default_str();
 
   auto* validate = app.add_subcommand("validate", "check a scenario without running it");
   validate->add_option("scenario", scenario, "scenario file (YAML)")->required();
   validate->add_option("--set", sets, "override a parameter");
+
+  std::string flows_out = "flows.txt", flows_format = "csv";
+  double flows_offset = 0;
+  auto* flows_cmd = app.add_subcommand("flows", "write the flows a scenario's workloads generate, without running it");
+  flows_cmd->add_option("scenario", scenario, "scenario file (YAML)")->required();
+  flows_cmd->add_option("-o,--out", flows_out, "file to write")->capture_default_str();
+  flows_cmd->add_option("--format", flows_format, "csv (rocesim flow file) or hpcc (the HPCC ns-3 flow file)")
+      ->check(CLI::IsMember({"csv", "hpcc"}))
+      ->capture_default_str();
+  flows_cmd->add_option("--offset", flows_offset, "seconds added to start times (hpcc; that simulator starts at 2 s)");
+  flows_cmd->add_option("--set", sets, "override a parameter");
 
   auto* params = app.add_subcommand("params", "list every parameter with its default and doc");
   params->add_option("component", component, "only keys that start with this, e.g. switch.ecn");
@@ -150,7 +269,19 @@ int main(int argc, char** argv) {
   }
   try {
     if (*run) {
-      return cmd_run(scenario, out_dir, sets, seed, quiet);
+      if (!hpcc_config.empty()) {
+        if (!scenario.empty()) {
+          fmt::print(stderr, "rocesim: error: give a scenario or --hpcc-config, not both\n");
+          return 2;
+        }
+      }
+      return cmd_run(scenario, hpcc_config, out_dir, sets, seed, quiet);
+    }
+    if (*imp_hpcc) {
+      return cmd_import_hpcc(import_config, import_out);
+    }
+    if (*flows_cmd) {
+      return cmd_flows(scenario, flows_out, flows_format, flows_offset, sets);
     }
     if (*validate) {
       return cmd_validate(scenario, sets);

@@ -105,7 +105,9 @@ Check<std::string> one_of(std::vector<std::string> choices) {
 std::string read_type(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                       const std::vector<std::string>& known, const std::string& default_type) {
   std::string type = default_type;
-  if (n.IsScalar()) {
+  if (!n.IsDefined()) {
+    // a missing key (yaml-cpp gives an invalid node): the default type, if there is one
+  } else if (n.IsScalar()) {
     type = n.Scalar();
   } else if (n.IsMap() && n["type"]) {
     type = read_value<std::string>(n["type"], ctx, path + ".type");

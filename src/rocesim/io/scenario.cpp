@@ -188,6 +188,10 @@ void Simulation::build() {
   for (uint32_t h = 0; h < net_->num_hosts(); ++h) {
     wc.host_rate.push_back(net_->nic(h).link().rate);
   }
+  wc.node_host.assign(sc_.graph.nodes.size(), -1);
+  for (size_t h = 0; h < sc_.graph.hosts.size(); ++h) {
+    wc.node_host[sc_.graph.hosts[h]] = static_cast<int>(h);
+  }
   nlohmann::json workloads = nlohmann::json::array();
   if (sc_.workload_node.IsSequence()) {
     for (size_t i = 0; i < sc_.workload_node.size(); ++i) {
@@ -214,6 +218,9 @@ void Simulation::build() {
     capture_ = std::make_unique<Capture>(*sc_.capture, *net_, sc_.file);
   }
   timeseries_ = std::make_unique<TimeSeries>(sc_.output.timeseries, sim_, *net_, sc_.file);
+  if (sc_.output.hpcc.any()) {
+    hpcc_ = std::make_unique<HpccOutputs>(sc_.output.hpcc, sim_, *net_);
+  }
   resolved_ = ScenarioParams::schema().dump(sc_.top);
   resolved_["topology"] = sc_.graph.resolved;
   resolved_["switch"] = SwitchParams::schema().dump(sc_.sw);

@@ -77,6 +77,7 @@ class Simulation {
   Capture* capture() { return capture_.get(); }
   // The sampled time series, if the scenario asked for one.
   const TimeSeries* timeseries() const { return timeseries_ && timeseries_->enabled() ? timeseries_.get() : nullptr; }
+  const HpccOutputs* hpcc_outputs() const { return hpcc_.get(); }
   // Flows each workload created.
   const std::vector<size_t>& workload_flow_counts() const { return workload_flows_; }
   // Runs to the stop time or until every flow has finished. Returns the wall time in seconds.
@@ -89,6 +90,7 @@ class Simulation {
   std::unique_ptr<Network> net_;
   std::unique_ptr<Capture> capture_;
   std::unique_ptr<TimeSeries> timeseries_;
+  std::unique_ptr<HpccOutputs> hpcc_;
   std::vector<size_t> workload_flows_;
   nlohmann::json resolved_;
 };

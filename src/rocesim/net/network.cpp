@@ -25,11 +25,13 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     if (!g.nodes[i].is_host) {
       node_switch_[i] = static_cast<int>(switches_.size());
       switches_.push_back(std::make_unique<Switch>(sim, pool_, g.nodes[i].name, sw, max_frame, cc.wants_telemetry()));
+      switches_.back()->set_graph_id(static_cast<uint32_t>(i));
     }
   }
   for (size_t h = 0; h < g.hosts.size(); ++h) {
     nics_.push_back(std::make_unique<Nic>(sim, pool_, g.nodes[g.hosts[h]].name, static_cast<uint32_t>(h), nic, cc,
                                           flows_, prio_to_dscp_));
+    nics_.back()->set_graph_id(static_cast<uint32_t>(g.hosts[h]));
   }
   host_attach_.assign(g.hosts.size(), {nullptr, 0});
   // Wire the ports: each link gives one port at each end; the peer fields are filled once both ends exist.

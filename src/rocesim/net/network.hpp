@@ -22,6 +22,7 @@ class Network {
   uint32_t add_flow(const FlowSpec& spec);
 
   size_t num_hosts() const { return nics_.size(); }
+  int64_t mtu() const { return nic_params_.mtu; }
   Nic& nic(uint32_t host) { return *nics_[host]; }
   const std::vector<std::unique_ptr<Switch>>& switches() const { return switches_; }
   const std::vector<std::unique_ptr<Nic>>& nics() const { return nics_; }

@@ -29,6 +29,13 @@ void Node::handle_event(uint32_t kind, uint64_t arg) {
 
 uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& pfc, Rate rate, Time response) {
   const Time now = sim_.now();
+  if (pfc_obs_) {
+    bool pause = false;
+    for (int c = 0; c < 8; ++c) {
+      pause = pause || ((pfc.pfc_enable & (1u << c)) && pfc.pfc_quanta[c] > 0);
+    }
+    pfc_obs_->on_pfc(*this, port, pause);
+  }
   uint8_t resumed = 0;
   for (int prio = 0; prio < 8; ++prio) {
     if (!(pfc.pfc_enable & (1u << prio))) {

@@ -65,6 +65,16 @@ class FrameTap {
   ~FrameTap() = default;
 };
 
+// Something that hears about every PFC frame a node receives (for the HPCC simulator's pfc.txt).
+class PfcObserver {
+ public:
+  // `pause`: the frame pauses at least one priority (else it only resumes).
+  virtual void on_pfc(const Node& node, uint16_t port, bool pause) = 0;
+
+ protected:
+  ~PfcObserver() = default;
+};
+
 // Base of switches and NICs.
 // Contract: a node only touches its own state; it reaches other nodes only by send(), which schedules the
 // frame's arrival at the peer. Packets handed to send() belong to the peer from then on.
@@ -73,6 +83,11 @@ class Node : public EventHandler {
   Node(Simulator& sim, PacketPool& pool, std::string name) : sim_(sim), pool_(pool), name_(std::move(name)) {}
   virtual ~Node() = default;
   const std::string& name() const { return name_; }
+  // The node's index in the topology graph (for outputs that name nodes as the topology file does).
+  uint32_t graph_id() const { return graph_id_; }
+  void set_graph_id(uint32_t id) { graph_id_ = id; }
+  virtual bool is_switch() const = 0;
+  void set_pfc_observer(PfcObserver* o) { pfc_obs_ = o; }
   // Watch the frames port `port` sends (nullptr to stop).
   void set_tap(uint16_t port, FrameTap* tap) {
     if (taps_.size() <= port) {
@@ -110,6 +125,8 @@ class Node : public EventHandler {
   std::string name_;
   std::vector<PauseState>* pause_ = nullptr;  // per port; set by the subclass
   std::vector<FrameTap*> taps_;
+  PfcObserver* pfc_obs_ = nullptr;
+  uint32_t graph_id_ = 0;
 };
 
 }  // namespace rocesim

@@ -28,6 +28,7 @@ struct FlowSpec {
   uint16_t workload = 0;  // index of the workload that made it
   Time recv_posted;       // SEND only: when the responder posts the receive (before it: receiver not ready)
   int64_t after = -1;     // if >= 0: start when this flow (same data sender) finishes, not at `start`
+  uint16_t app_port = 0;  // the HPCC flow file's dport, echoed in fct.txt
 };
 
 // A flow's record: what was asked, and what happened.

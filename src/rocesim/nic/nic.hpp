@@ -61,6 +61,7 @@ class Nic final : public Node, public CcTimers {
   void start_now(uint32_t send_qpn) { sim_.at(sim_.now(), this, kEvStart, send_qpn); }
 
   const NicCounters& counters() const { return cnt_; }
+  bool is_switch() const override { return false; }
   const PauseState& pause_state() const { return pause_states_[0]; }
   // For tests: drop the next data packet this NIC would send with this PSN on this flow (once).
   void inject_drop(uint32_t flow, uint32_t psn) { drops_.push_back({flow, psn}); }

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/rng.hpp"
@@ -15,9 +16,20 @@ struct EcnParams {
   Bytes kmin;
   Bytes kmax;
   double pmax = 0;
-  std::string at;  // "enqueue" or "dequeue" (Fast ECN)
+  std::string at;       // "enqueue" or "dequeue" (Fast ECN)
+  std::string by_rate;  // per-link-rate thresholds overriding kmin/kmax/pmax: "100Gbps 400KB 1600KB 0.2; ..."
   static const Schema<EcnParams>& schema();
+  // The marking parameters of a port of this rate.
+  EcnParams for_rate(Rate r) const;
 };
+
+struct EcnRateEntry {
+  Rate rate;
+  Bytes kmin, kmax;
+  double pmax = 0;
+};
+// Parses "RATE KMIN KMAX PMAX; ..." (throws UnitError).
+std::vector<EcnRateEntry> parse_ecn_by_rate(const std::string& s);
 
 // Decides whether a packet leaving or joining an egress queue of depth `queue` gets CE.
 // Contract: pure apart from drawing from `rng`; `queue` excludes the packet being decided on.

@@ -1,6 +1,8 @@
 // RED-like ECN marking (ground-truth.md 1.3): probability 0 at or below Kmin, rising linearly to Pmax at Kmax,
 // and 1 above Kmax. Default thresholds are NVIDIA Onyx `roce lossless` and Cumulus RoCE (150 KB / 1500 KB,
 // ground-truth.md 2.3); default Pmax 0.2 is the HPCC paper's DCQCN setting (ground-truth.md 1.5).
+#include <sstream>
+
 #include "rocesim/switch/ecn.hpp"
 
 namespace rocesim {
@@ -37,6 +39,19 @@ const Schema<EcnParams>& EcnParams::schema() {
         .add(&EcnParams::at, "at", "enqueue",
              "mark when a packet joins the queue (enqueue) or leaves it (dequeue, \"Fast ECN\")",
              one_of({"enqueue", "dequeue"}))
+        .add(
+            &EcnParams::by_rate, "by_rate", "",
+            "thresholds per port rate, overriding kmin/kmax/pmax on ports of that rate (the HPCC simulator's "
+            "KMIN_MAP/KMAX_MAP/PMAX_MAP)",
+            [](const std::string& v) -> std::optional<std::string> {
+              try {
+                parse_ecn_by_rate(v);
+              } catch (const UnitError& e) {
+                return e.message;
+              }
+              return std::nullopt;
+            },
+            "rate kmin kmax pmax; ...")
         .validate([](const EcnParams& p) -> std::optional<std::pair<std::string, std::string>> {
           if (p.kmin > p.kmax) {
             return std::make_pair("kmin",
@@ -47,6 +62,40 @@ const Schema<EcnParams>& EcnParams::schema() {
     return sc;
   }();
   return s;
+}
+
+std::vector<EcnRateEntry> parse_ecn_by_rate(const std::string& s) {
+  std::vector<EcnRateEntry> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    std::istringstream is(item);
+    std::string rate, kmin, kmax, pmax, extra;
+    if (!(is >> rate)) {
+      continue;
+    }
+    if (!(is >> kmin >> kmax >> pmax) || (is >> extra)) {
+      throw UnitError{"bad entry '" + item + "' (expected 'RATE KMIN KMAX PMAX', e.g. '100Gbps 400KB 1600KB 0.2')"};
+    }
+    EcnRateEntry e{parse_rate(rate), parse_bytes(kmin), parse_bytes(kmax), ParamTraits<double>::parse(pmax)};
+    if (e.kmin > e.kmax || e.pmax < 0 || e.pmax > 1) {
+      throw UnitError{"bad entry '" + item + "': need kmin <= kmax and pmax in 0..1"};
+    }
+    out.push_back(e);
+  }
+  return out;
+}
+
+EcnParams EcnParams::for_rate(Rate r) const {
+  EcnParams p = *this;
+  for (const auto& e : parse_ecn_by_rate(by_rate)) {
+    if (e.rate == r) {
+      p.kmin = e.kmin;
+      p.kmax = e.kmax;
+      p.pmax = e.pmax;
+    }
+  }
+  return p;
 }
 
 std::unique_ptr<EcnMarker> make_ecn_marker(const EcnParams& p) {

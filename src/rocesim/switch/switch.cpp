@@ -122,7 +122,6 @@ Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchP
       max_frame_(wire::on_wire(static_cast<int>(max_frame.count()))),
       dscp_to_prio_(parse_dscp_map(p.dscp_map)),
       admission_(make_buffer_admission(p.admission)),
-      ecn_(make_ecn_marker(p.ecn)),
       ecn_at_dequeue_(p.ecn.at == "dequeue"),
       telemetry_(telemetry),
       rng_(sim.rng("switch." + name_)) {
@@ -136,6 +135,7 @@ uint16_t Switch::add_port(const LinkEnd& link) {
   ports_.emplace_back();
   ports_.back().link = link;
   ports_.back().sched = make_scheduler(params_.ets, static_cast<int32_t>(max_frame_));
+  ports_.back().ecn = make_ecn_marker(params_.ecn.for_rate(link.rate));
   pause_states_.emplace_back();
   return static_cast<uint16_t>(ports_.size() - 1);
 }
@@ -300,7 +300,7 @@ void Switch::enqueue(Packet* p) {
   const uint16_t out = route(*p);
   Port& port = ports_[out];
   const int c = p->priority;
-  if (ecn_ && !ecn_at_dequeue_ && p->ecn != wire::kNotEct && ecn_->mark(Bytes(port.qbytes[c]), rng_)) {
+  if (port.ecn && !ecn_at_dequeue_ && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(port.qbytes[c]), rng_)) {
     if (p->ecn != wire::kCe) {
       ++port.cnt[c].ecn_marked;
     }
@@ -368,7 +368,7 @@ void Switch::try_send(uint16_t out) {
     h.qlen = static_cast<uint32_t>(port.q_total);
     h.rate_mbps = static_cast<uint32_t>(port.link.rate.bps() / 1000'000);
   }
-  if (ecn_ && ecn_at_dequeue_ && p->ecn != wire::kNotEct && ecn_->mark(Bytes(port.qbytes[c]), rng_)) {
+  if (port.ecn && ecn_at_dequeue_ && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(port.qbytes[c]), rng_)) {
     if (p->ecn != wire::kCe) {
       ++port.cnt[c].ecn_marked;
     }

@@ -75,6 +75,7 @@ class Switch final : public Node {
   void set_routes(std::vector<uint32_t> offset, std::vector<uint16_t> next, uint64_t ecmp_seed);
 
   size_t num_ports() const { return ports_.size(); }
+  bool is_switch() const override { return true; }
   const PortPrioCounters& counters(uint16_t port, int prio) const { return ports_[port].cnt[prio]; }
   const PauseState& pause_state(uint16_t port) const { return pause_states_[port]; }
   Bytes headroom(uint16_t port) const { return Bytes(ports_[port].headroom); }
@@ -95,6 +96,7 @@ class Switch final : public Node {
     std::array<PacketRing, 8> q;
     std::array<int64_t, 8> qbytes{};
     std::unique_ptr<Scheduler> sched;
+    std::unique_ptr<EcnMarker> ecn;  // this port's marking curve (depends on its rate with ecn.by_rate)
     bool busy = false;
     uint8_t pfc_pending = 0;  // priorities whose state must be signalled upstream
     uint8_t xoff = 0;         // priorities we have asked the upstream port to pause
@@ -128,7 +130,6 @@ class Switch final : public Node {
   std::array<uint8_t, 64> dscp_to_prio_{};
   uint8_t lossless_ = 0;
   std::unique_ptr<BufferAdmission> admission_;
-  std::unique_ptr<EcnMarker> ecn_;
   bool ecn_at_dequeue_ = false;
   bool telemetry_ = false;
   Rng rng_;

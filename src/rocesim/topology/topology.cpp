@@ -30,7 +30,7 @@ const Schema<LinkParams>& LinkParams::schema(const char* default_rate) {
   return std::string(default_rate) == "400Gbps" ? r400 : r100;
 }
 
-std::vector<std::string> topology_types() { return {"star", "leaf-spine", "fat-tree", "file"}; }
+std::vector<std::string> topology_types() { return {"star", "leaf-spine", "fat-tree", "file", "hpcc"}; }
 
 TopologyGraph build_topology(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir) {
   if (!n.IsDefined() || n.IsNull()) {
@@ -44,6 +44,8 @@ TopologyGraph build_topology(const YAML::Node& n, const ParseCtx& ctx, const std
     g = build_leaf_spine(n, ctx);
   } else if (type == "fat-tree") {
     g = build_fat_tree(n, ctx);
+  } else if (type == "hpcc") {
+    g = build_hpcc_topology(n, ctx, base_dir);
   } else {
     g = build_topology_file(n, ctx, base_dir);
   }
@@ -56,7 +58,9 @@ TopologyGraph build_topology(const YAML::Node& n, const ParseCtx& ctx, const std
 }
 
 void describe_topologies(std::vector<ParamDoc>& out) {
-  out.push_back({"topology.type", "string", "", "", "star, leaf-spine, fat-tree or file"});
+  out.push_back(
+      {"topology.type", "string", "", "", "star, leaf-spine, fat-tree, file, or hpcc (the HPCC ns-3 format)"});
+  describe_hpcc_topology(out, "topology[hpcc]");
   describe_star(out, "topology[star]");
   describe_leaf_spine(out, "topology[leaf-spine]");
   describe_fat_tree(out, "topology[fat-tree]");

@@ -35,8 +35,9 @@ struct TopologyGraph {
   std::string type;
   std::vector<TopoNode> nodes;
   std::vector<TopoLink> links;
-  std::vector<int> hosts;   // host index -> node index
-  nlohmann::json resolved;  // the parameters as used, for summary.json
+  std::vector<int> hosts;             // host index -> node index
+  nlohmann::json resolved;            // the parameters as used, for summary.json
+  std::vector<std::string> warnings;  // inputs the builder read but rocesim cannot honour
 
   int add_node(std::string name, bool host) {
     nodes.push_back({std::move(name), host});
@@ -58,6 +59,10 @@ TopologyGraph build_star(const YAML::Node& n, const ParseCtx& ctx);
 TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx);
 TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx);
 TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir);
+TopologyGraph build_hpcc_topology(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir);
+// Reads the HPCC ns-3 simulator's topology format; graph node i is that simulator's node i.
+TopologyGraph read_hpcc_topology(std::istream& in, const std::string& file);
+void describe_hpcc_topology(std::vector<ParamDoc>& out, const std::string& prefix);
 void describe_star(std::vector<ParamDoc>& out, const std::string& prefix);
 void describe_leaf_spine(std::vector<ParamDoc>& out, const std::string& prefix);
 void describe_fat_tree(std::vector<ParamDoc>& out, const std::string& prefix);

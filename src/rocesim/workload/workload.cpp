@@ -2,7 +2,9 @@
 
 namespace rocesim {
 
-std::vector<std::string> workload_types() { return {"poisson", "incast", "permutation", "all-to-all", "flows"}; }
+std::vector<std::string> workload_types() {
+  return {"poisson", "incast", "permutation", "all-to-all", "flows", "hpcc-flows"};
+}
 
 WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                 const WorkloadContext& wc, Rng& rng) {
@@ -12,6 +14,8 @@ WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const 
     out = generate_poisson(n, ctx, path, wc, rng);
   } else if (type == "all-to-all") {
     out = generate_all_to_all(n, ctx, path, wc, rng);
+  } else if (type == "hpcc-flows") {
+    out = generate_hpcc_flows(n, ctx, path, wc, rng);
   } else if (type == "incast") {
     out = generate_incast(n, ctx, path, wc, rng);
   } else if (type == "permutation") {
@@ -24,7 +28,8 @@ WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const 
 }
 
 void describe_workloads(std::vector<ParamDoc>& out) {
-  out.push_back({"workload[].type", "string", "", "", "poisson, incast, permutation, all-to-all or flows"});
+  out.push_back({"workload[].type", "string", "", "", "poisson, incast, permutation, all-to-all, flows or hpcc-flows"});
+  describe_hpcc_flows(out, "workload[hpcc-flows]");
   describe_poisson(out, "workload[poisson]");
   describe_all_to_all(out, "workload[all-to-all]");
   describe_incast(out, "workload[incast]");

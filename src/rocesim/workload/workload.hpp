@@ -19,6 +19,7 @@ struct WorkloadContext {
   Time stop;
   std::string base_dir;         // where relative file paths are resolved
   std::vector<Rate> host_rate;  // each host's link rate (for loads)
+  std::vector<int> node_host;   // topology node index -> host index, -1 for switches
 };
 
 // One generator's output: its flows, and its parameters as used (for summary.json). A flow's `after` is the index
@@ -43,6 +44,11 @@ WorkloadFlows generate_poisson(const YAML::Node& n, const ParseCtx& ctx, const s
                                const WorkloadContext& wc, Rng& rng);
 WorkloadFlows generate_all_to_all(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                   const WorkloadContext& wc, Rng& rng);
+WorkloadFlows generate_hpcc_flows(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
+                                  const WorkloadContext& wc, Rng& rng);
+// Reads the HPCC ns-3 simulator's flow file (count, then `src dst pg dport size start_s` lines, node ids).
+std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& file, const std::vector<int>& node_host);
+void describe_hpcc_flows(std::vector<ParamDoc>& out, const std::string& prefix);
 void describe_poisson(std::vector<ParamDoc>& out, const std::string& prefix);
 void describe_all_to_all(std::vector<ParamDoc>& out, const std::string& prefix);
 void describe_incast(std::vector<ParamDoc>& out, const std::string& prefix);

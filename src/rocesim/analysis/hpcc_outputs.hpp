@@ -1,0 +1,53 @@
+// Outputs in the HPCC ns-3 simulator's formats (docs/hpcc-compat.md), so that its analysis scripts
+// (fct_analysis.py and friends) run unchanged on rocesim results: fct.txt, pfc.txt and the qlen histogram.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rocesim/core/params.hpp"
+#include "rocesim/net/network.hpp"
+
+namespace rocesim {
+
+struct HpccOutputParams {
+  std::string fct, pfc, qlen;  // file names in the output folder; empty: not written
+  Time qlen_start, qlen_end, qlen_interval;
+  static const Schema<HpccOutputParams>& schema();
+  bool any() const { return !fct.empty() || !pfc.empty() || !qlen.empty(); }
+};
+
+// The HPCC simulator's address of node id i: 11.(i / 256).(i % 256).1, printed as %08x.
+uint32_t hpcc_ip(uint32_t node_id);
+
+class HpccOutputs final : public PfcObserver, public EventHandler {
+ public:
+  HpccOutputs(const HpccOutputParams& p, Simulator& sim, Network& net);
+  ~HpccOutputs();
+  HpccOutputs(const HpccOutputs&) = delete;
+  HpccOutputs& operator=(const HpccOutputs&) = delete;
+
+  // `sip dip sport dport size start_ns fct_ns standalone_fct_ns`, one line per finished flow, in finishing order.
+  std::string fct_txt() const;
+  // `time_ns node_id node_type if_index type`: each PFC frame a node received (type 1 pause, 0 resume;
+  // node_type 0 host, 1 switch; if_index = port + 1, as ns-3 numbers devices after the loopback).
+  const std::string& pfc_txt() const { return pfc_; }
+  // "time: <ns>" then, per switch port, "<switch id> <if_index> <count of samples with 0 KB> <1 KB> ...".
+  std::string qlen_txt() const;
+  // The HPCC convention for the ideal: base RTT (2 x delay + one MTU's serialisation per hop) plus the bytes and
+  // every packet's headers at the bottleneck rate.
+  Time standalone_fct(const FlowRecord& f) const;
+
+  void on_pfc(const Node& node, uint16_t port, bool pause) override;
+  void handle_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  HpccOutputParams p_;
+  Simulator& sim_;
+  Network& net_;
+  std::string pfc_;
+  std::vector<std::vector<std::vector<uint32_t>>> qlen_;  // [switch][port][kb]
+  Time qlen_last_;
+};
+
+}  // namespace rocesim

@@ -1,0 +1,116 @@
+// The HPCC ns-3 simulator's flow file (docs/hpcc-compat.md): the number of flows, then one flow per line,
+//   src dst pg dport size start_time        node ids, priority group, destination port, bytes, seconds
+// e.g. "2 1 3 100 200000 2.000001". Flows are RDMA WRITEs on priority `pg`.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "rocesim/workload/workload.hpp"
+
+namespace rocesim {
+namespace {
+struct HpccFlowParams {
+  std::string path;
+  static const Schema<HpccFlowParams>& schema() {
+    static const Schema<HpccFlowParams> s =
+        Schema<HpccFlowParams>("hpcc-flows workload", "a flow file in the HPCC ns-3 simulator's format")
+            .reserved("type", "hpcc-flows")
+            .add(&HpccFlowParams::path, "path", "flow.txt", "the file, relative to the scenario file");
+    return s;
+  }
+};
+
+bool next_line(std::istream& in, std::string& line, int& lineno) {
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& f, const std::vector<int>& node_host) {
+  std::string line;
+  int lineno = 0;
+  int64_t count = -1;
+  if (!next_line(in, line, lineno) || !(std::istringstream(line) >> count) || count < 0) {
+    throw InputError(f, std::max(lineno, 1), "header", "expected the number of flows on the first line");
+  }
+  std::vector<FlowSpec> flows;
+  const auto node = [&](int64_t id, const char* what) -> uint32_t {
+    if (id < 0 || static_cast<size_t>(id) >= node_host.size()) {
+      throw InputError(
+          f, lineno, what,
+          "node " + std::to_string(id) + " does not exist (0.." + std::to_string(node_host.size() - 1) + ")");
+    }
+    if (node_host[static_cast<size_t>(id)] < 0) {
+      throw InputError(f, lineno, what, "node " + std::to_string(id) + " is a switch; flows go between hosts");
+    }
+    return static_cast<uint32_t>(node_host[static_cast<size_t>(id)]);
+  };
+  for (int64_t k = 0; k < count; ++k) {
+    if (!next_line(in, line, lineno)) {
+      throw InputError(f, lineno, "flows",
+                       "the first line says " + std::to_string(count) + " flows, the file has " + std::to_string(k));
+    }
+    std::istringstream ss(line);
+    int64_t src = 0, dst = 0, pg = 0, dport = 0, size = 0;
+    double start = 0;
+    if (!(ss >> src >> dst >> pg >> dport >> size >> start)) {
+      throw InputError(f, lineno, "flow", "expected 'src dst pg dport size start_time'");
+    }
+    FlowSpec fl;
+    fl.src = node(src, "src");
+    fl.dst = node(dst, "dst");
+    if (fl.src == fl.dst) {
+      throw InputError(f, lineno, "dst", "a flow needs two different hosts");
+    }
+    if (pg < 0 || pg > 7) {
+      throw InputError(f, lineno, "pg", "priority group must be 0..7");
+    }
+    if (size <= 0) {
+      throw InputError(f, lineno, "size", "must be positive");
+    }
+    if (!(start >= 0) || !std::isfinite(start)) {
+      throw InputError(f, lineno, "start_time", "must be a non-negative number of seconds");
+    }
+    if (dport < 0 || dport > 65535) {
+      throw InputError(f, lineno, "dport", "must be 0..65535");
+    }
+    fl.priority = static_cast<int>(pg);
+    fl.app_port = static_cast<uint16_t>(dport);
+    fl.size = Bytes(size);
+    fl.start = Time::ps(std::llround(start * 1e12));
+    flows.push_back(fl);
+  }
+  if (next_line(in, line, lineno)) {
+    throw InputError(f, lineno, "flows", "more lines than the " + std::to_string(count) + " flows announced");
+  }
+  return flows;
+}
+
+WorkloadFlows generate_hpcc_flows(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
+                                  const WorkloadContext& wc, Rng&) {
+  const HpccFlowParams p = HpccFlowParams::schema().parse(n, ctx, path);
+  std::filesystem::path fp(p.path);
+  if (fp.is_relative()) {
+    fp = std::filesystem::path(wc.base_dir) / fp;
+  }
+  std::ifstream in(fp);
+  if (!in) {
+    throw InputError(ctx.file, line_of(n["path"]), path + ".path", "cannot open '" + fp.string() + "'");
+  }
+  WorkloadFlows out;
+  out.flows = read_hpcc_flows(in, fp.string(), wc.node_host);
+  out.resolved = HpccFlowParams::schema().dump(p);
+  return out;
+}
+
+void describe_hpcc_flows(std::vector<ParamDoc>& out, const std::string& prefix) {
+  HpccFlowParams::schema().describe(prefix, out);
+}
+
+}  // namespace rocesim
