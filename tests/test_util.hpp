@@ -19,6 +19,17 @@ inline std::unique_ptr<Simulation> run_sim(const std::string& yaml, const std::v
   return s;
 }
 
+// A WRITE flow.
+inline FlowSpec write_flow(uint32_t src, uint32_t dst, Bytes size, Time start = Time(), int priority = 3) {
+  FlowSpec f;
+  f.src = src;
+  f.dst = dst;
+  f.size = size;
+  f.start = start;
+  f.priority = priority;
+  return f;
+}
+
 // Sum of a switch-port counter over all switches, ports and the given priorities.
 template <class F>
 int64_t sum_ports(Network& net, F f) {

@@ -25,7 +25,7 @@ nic: {cc: dcqcn-paper, mtu: 1024}
 )");
   Network& net = s->net();
   for (int i = 1; i <= n; ++i) {
-    net.add_flow(FlowSpec{static_cast<uint32_t>(i), 0, Bytes(1'000'000'000), Time(), 3});
+    net.add_flow(test::write_flow(static_cast<uint32_t>(i), 0, Bytes(1'000'000'000), Time(), 3));
   }
   auto [sw, port] = net.attachment(0);
   std::vector<int64_t> start(n);

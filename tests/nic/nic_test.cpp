@@ -17,7 +17,7 @@ TEST(Transport, OneFlowOnAnIdlePathRunsAtLineRateAndMatchesItsIdealFct) {
   auto s = test::make_sim(kPair);
   Network& net = s->net();
   // Host 0 to host 3 crosses leaf0, a spine and leaf1: 4 links, 100/400/400/100 Gb/s, 1 us each.
-  const uint32_t id = net.add_flow(FlowSpec{0, 3, Bytes(10'000'000), Time(), 3});
+  const uint32_t id = net.add_flow(test::write_flow(0, 3, Bytes(10'000'000), Time(), 3));
   s->run();
   const FlowRecord& f = net.flows()[id];
   ASSERT_TRUE(f.done);
@@ -43,7 +43,7 @@ TEST(Transport, OneFlowOnAnIdlePathRunsAtLineRateAndMatchesItsIdealFct) {
 TEST(Transport, ADroppedPacketIsRecoveredByGoBackN) {
   auto s = test::make_sim(kPair);
   Network& net = s->net();
-  const uint32_t id = net.add_flow(FlowSpec{0, 3, Bytes(1'000'000), Time(), 3});
+  const uint32_t id = net.add_flow(test::write_flow(0, 3, Bytes(1'000'000), Time(), 3));
   net.nic(0).inject_drop(id, 100);
   s->run();
   const FlowRecord& f = net.flows()[id];
@@ -60,7 +60,7 @@ TEST(Transport, ADroppedPacketIsRecoveredByGoBackN) {
 TEST(Transport, ALostLastPacketIsRecoveredByTheTimeout) {
   auto s = test::make_sim(kPair, {"nic.retransmit_timeout=1ms"});
   Network& net = s->net();
-  const uint32_t id = net.add_flow(FlowSpec{0, 3, Bytes(100'000), Time(), 3});
+  const uint32_t id = net.add_flow(test::write_flow(0, 3, Bytes(100'000), Time(), 3));
   net.nic(0).inject_drop(id, 97);  // 100000 B / 1024 B = 98 packets: PSN 97 is the last
   s->run();
   const FlowRecord& f = net.flows()[id];

@@ -170,8 +170,8 @@ workload:
 TEST(Ets, TwoSaturatingClassesShareByWeight) {
   auto s = test::make_sim(kTwoClasses, {"workload=[]"});
   Network& net = s->net();
-  net.add_flow(FlowSpec{1, 0, Bytes(100'000'000), Time(), 0});
-  net.add_flow(FlowSpec{2, 0, Bytes(100'000'000), Time(), 1});
+  net.add_flow(test::write_flow(1, 0, Bytes(100'000'000), Time(), 0));
+  net.add_flow(test::write_flow(2, 0, Bytes(100'000'000), Time(), 1));
   s->run();
   const double a = static_cast<double>(class_bytes(net, 0)), b = static_cast<double>(class_bytes(net, 1));
   EXPECT_NEAR(a / (a + b), 0.70, 0.01);
@@ -181,8 +181,8 @@ TEST(Ets, TwoSaturatingClassesShareByWeight) {
 TEST(Ets, AStrictClassIsServedFirst) {
   auto s = test::make_sim(kTwoClasses, {"workload=[]", "switch.ets.strict=[6]"});
   Network& net = s->net();
-  net.add_flow(FlowSpec{1, 0, Bytes(100'000'000), Time(), 0});
-  net.add_flow(FlowSpec{2, 0, Bytes(100'000'000), Time(), 6});
+  net.add_flow(test::write_flow(1, 0, Bytes(100'000'000), Time(), 0));
+  net.add_flow(test::write_flow(2, 0, Bytes(100'000'000), Time(), 6));
   s->run();
   const double low = static_cast<double>(class_bytes(net, 0)), high = static_cast<double>(class_bytes(net, 6));
   // The strict class gets all it asks for (its sender's full line rate, minus the ACK traffic it shares with);

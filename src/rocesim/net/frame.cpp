@@ -68,6 +68,9 @@ uint32_t crc32(const uint8_t* data, size_t len, uint32_t crc) {
 }
 
 uint32_t icrc(const uint8_t* f, size_t len) {
+  if (len < static_cast<size_t>(wire::kEth + wire::kIpv4 + wire::kUdp + wire::kBth)) {
+    return 0;  // not a RoCEv2 frame
+  }
   std::vector<uint8_t> pseudo(8, 0xFF);
   pseudo.insert(pseudo.end(), f + wire::kEth, f + len);
   uint8_t* ip = pseudo.data() + 8;
