@@ -60,7 +60,8 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
                            "' are linked directly; hosts attach to switches");
     }
     for (int e = 0; e < 2; ++e) {
-      const LinkEnd end{node[1 - e], port[1 - e], l.rate, l.delay};
+      channels_.push_back(std::make_unique<Channel>(sim, node[1 - e]));
+      const LinkEnd end{node[1 - e], port[1 - e], l.rate, l.delay, channels_.back().get()};
       if (node_switch_[ends[e]] >= 0) {
         switches_[node_switch_[ends[e]]]->link(port[e]) = end;
       } else {

@@ -2,6 +2,14 @@
 
 namespace rocesim {
 
+void Channel::handle_event(uint32_t, uint64_t) {
+  Packet* p = q_.pop();
+  if (!q_.empty()) {
+    sim_.at(q_.front()->arrive_at, this, 0);
+  }
+  peer_->arrive(p);
+}
+
 void Node::handle_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kEvArrive:

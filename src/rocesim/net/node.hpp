@@ -9,6 +9,7 @@
 
 #include "rocesim/core/simulator.hpp"
 #include "rocesim/net/packet.hpp"
+#include "rocesim/net/ring.hpp"
 
 namespace rocesim {
 
@@ -22,12 +23,15 @@ enum NodeEvent : uint32_t {
   kNodeEventBase = 16,
 };
 
+class Channel;
+
 // One direction of a full-duplex link, as seen from the sending port.
 struct LinkEnd {
   Node* peer = nullptr;
   uint16_t peer_port = 0;
   Rate rate;
   Time delay;
+  Channel* channel = nullptr;  // the frames in flight on this direction (set once the network is wired)
 };
 
 // The egress side of a port as far as PFC is concerned (IEEE 802.1Qbb): per priority, when the last received
@@ -75,6 +79,29 @@ class PfcObserver {
   ~PfcObserver() = default;
 };
 
+// The frames in flight on one direction of a link, delivered in order. A link is FIFO, so one pending event (for
+// the frame at the head) serves however many frames are on the wire: the event queue holds one event per busy
+// link direction instead of one per frame in flight.
+// Contract: push() is called by the sending node with non-decreasing arrival times.
+class Channel final : public EventHandler {
+ public:
+  Channel(Simulator& sim, Node* peer) : sim_(sim), peer_(peer) {}
+  void push(Packet* p, Time arrive) {
+    p->arrive_at = arrive;
+    const bool idle = q_.empty();
+    q_.push(p);
+    if (idle) {
+      sim_.at(arrive, this, 0);
+    }
+  }
+  void handle_event(uint32_t, uint64_t) override;
+
+ private:
+  Simulator& sim_;
+  Node* peer_;
+  PacketRing q_;
+};
+
 // Base of switches and NICs.
 // Contract: a node only touches its own state; it reaches other nodes only by send(), which schedules the
 // frame's arrival at the peer. Packets handed to send() belong to the peer from then on.
@@ -97,6 +124,8 @@ class Node : public EventHandler {
   }
 
   void handle_event(uint32_t kind, uint64_t arg) final;
+  // A frame's last bit has arrived on port p->in_port.
+  void arrive(Packet* p) { receive(p); }
 
  protected:
   virtual void receive(Packet* p) = 0;
@@ -112,7 +141,11 @@ class Node : public EventHandler {
     }
     const Time ser = link.rate.tx_time(Bytes(p->wire_bytes()));
     p->in_port = link.peer_port;
-    sim_.after(ser + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
+    if (link.channel) {
+      link.channel->push(p, sim_.now() + ser + link.delay);
+    } else {
+      sim_.after(ser + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
+    }
     sim_.after(ser, this, kEvTxDone, port);
   }
 

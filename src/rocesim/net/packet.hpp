@@ -45,7 +45,8 @@ struct Packet {
   uint8_t charge = 0;  // which ingress bucket of the current switch holds it (see Switch)
   uint8_t flags = 0;
   uint8_t hops = 0;
-  Time sent;  // when the source NIC started sending it
+  Time sent;       // when the source NIC started sending it
+  Time arrive_at;  // while on a link: when its last bit reaches the other end
   // ACK/NAK only: the send time of the data packet it answers, and how many data packets it covers and how many
   // of those arrived CE-marked (ECN echo, for DCTCP).
   Time echo;

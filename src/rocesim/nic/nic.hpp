@@ -8,8 +8,8 @@
 #include "rocesim/cc/cc.hpp"
 #include "rocesim/core/params.hpp"
 #include "rocesim/net/node.hpp"
+#include "rocesim/net/ring.hpp"
 #include "rocesim/nic/flow.hpp"
-#include "rocesim/switch/ring.hpp"
 
 namespace rocesim {
 

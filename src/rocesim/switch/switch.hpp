@@ -8,9 +8,9 @@
 
 #include "rocesim/core/params.hpp"
 #include "rocesim/net/node.hpp"
+#include "rocesim/net/ring.hpp"
 #include "rocesim/switch/buffer.hpp"
 #include "rocesim/switch/ecn.hpp"
-#include "rocesim/switch/ring.hpp"
 #include "rocesim/switch/scheduler.hpp"
 
 namespace rocesim {
