@@ -8,35 +8,8 @@ namespace rocesim {
 
 TimeSeries::TimeSeries(const TimeSeriesParams& p, Simulator& sim, Network& net, const std::string& file)
     : p_(p), sim_(sim), net_(net) {
-  std::stringstream ss(p.ports);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
-    if (b == std::string::npos) {
-      continue;
-    }
-    item = item.substr(b, e - b + 1);
-    const auto colon = item.rfind(':');
-    Switch* sw = nullptr;
-    for (const auto& s : net.switches()) {
-      if (colon != std::string::npos && s->name() == item.substr(0, colon)) {
-        sw = s.get();
-      }
-    }
-    int64_t port = -1;
-    if (sw) {
-      try {
-        port = std::stoll(item.substr(colon + 1));
-      } catch (...) {
-      }
-    }
-    if (!sw || port < 0 || static_cast<size_t>(port) >= sw->num_ports()) {
-      throw InputError(file, 0, "output.timeseries.ports", "'" + item + "' is not a switch port (switch:port)");
-    }
-    ports_.push_back({sw, static_cast<uint16_t>(port)});
-    port_names_.push_back(item);
-    last_tx_.push_back(0);
-  }
+  ports_ = net.parse_ports(p.ports, file, "output.timeseries.ports", &port_names_);
+  last_tx_.assign(ports_.size(), 0);
   for (int64_t f : p.flows) {
     if (f < 0 || static_cast<size_t>(f) >= net.flows().all().size()) {
       throw InputError(

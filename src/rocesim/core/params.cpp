@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 namespace rocesim {
@@ -100,6 +101,19 @@ Check<std::string> one_of(std::vector<std::string> choices) {
     }
     return msg;
   };
+}
+
+InputFile open_input(const std::string& name, const std::string& base_dir, const ParseCtx& ctx, const YAML::Node& at,
+                     const std::string& key) {
+  std::filesystem::path p(name);
+  if (p.is_relative()) {
+    p = std::filesystem::path(base_dir) / p;
+  }
+  InputFile f{std::ifstream(p), p.string()};
+  if (!f.in) {
+    throw InputError(ctx.file, line_of(at), key, "cannot open '" + f.path + "'");
+  }
+  return f;
 }
 
 std::string read_type(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,

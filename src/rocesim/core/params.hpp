@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -346,6 +347,15 @@ class Schema {
   std::vector<std::function<std::optional<std::pair<std::string, std::string>>(const T&, const YAML::Node&)>>
       key_validators_;
 };
+
+// A file the scenario names at `key` (relative paths resolve against `base_dir`), opened for reading; throws
+// InputError naming the key if it cannot be opened.
+struct InputFile {
+  std::ifstream in;
+  std::string path;
+};
+InputFile open_input(const std::string& name, const std::string& base_dir, const ParseCtx& ctx, const YAML::Node& at,
+                     const std::string& key);
 
 // The `type` key of a polymorphic section (topology, workload, cc), with a suggestion if it is unknown.
 std::string read_type(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,

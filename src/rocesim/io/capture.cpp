@@ -94,35 +94,8 @@ Capture::Capture(const CaptureParams& p, Network& net, const std::string& file) 
     Nic& nic = net.nic(static_cast<uint32_t>(h));
     capture_port(&nic, 0, nic.link());
   }
-  std::stringstream ss(p.ports);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
-    if (b == std::string::npos) {
-      continue;
-    }
-    item = item.substr(b, e - b + 1);
-    const auto colon = item.rfind(':');
-    Switch* sw = nullptr;
-    if (colon != std::string::npos) {
-      for (const auto& s : net.switches()) {
-        if (s->name() == item.substr(0, colon)) {
-          sw = s.get();
-        }
-      }
-    }
-    int64_t port = -1;
-    if (sw) {
-      try {
-        port = std::stoll(item.substr(colon + 1));
-      } catch (...) {
-      }
-    }
-    if (!sw || port < 0 || static_cast<size_t>(port) >= sw->num_ports()) {
-      throw InputError(file, 0, "capture.ports",
-                       "'" + item + "' is not a switch port (switch:port, e.g. " + net.switches()[0]->name() + ":0)");
-    }
-    capture_port(sw, static_cast<uint16_t>(port), sw->link(static_cast<uint16_t>(port)));
+  for (auto [sw, port] : net.parse_ports(p.ports, file, "capture.ports")) {
+    capture_port(sw, port, sw->link(port));
   }
 }
 

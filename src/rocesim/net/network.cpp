@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <sstream>
 
 namespace rocesim {
 
@@ -256,6 +257,44 @@ uint32_t Network::add_flow(const FlowSpec& spec) {
     dependents_[static_cast<size_t>(spec.after)].push_back(id);
   }
   return id;
+}
+
+std::vector<std::pair<Switch*, uint16_t>> Network::parse_ports(const std::string& list, const std::string& file,
+                                                               const std::string& key,
+                                                               std::vector<std::string>* names) const {
+  std::vector<std::pair<Switch*, uint16_t>> out;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    if (b == std::string::npos) {
+      continue;
+    }
+    item = item.substr(b, e - b + 1);
+    const auto colon = item.rfind(':');
+    Switch* sw = nullptr;
+    for (const auto& s : switches_) {
+      if (colon != std::string::npos && s->name() == item.substr(0, colon)) {
+        sw = s.get();
+      }
+    }
+    int64_t port = -1;
+    if (sw) {
+      try {
+        port = std::stoll(item.substr(colon + 1));
+      } catch (...) {
+      }
+    }
+    if (!sw || port < 0 || static_cast<size_t>(port) >= sw->num_ports()) {
+      throw InputError(file, 0, key,
+                       "'" + item + "' is not a switch port (switch:port, e.g. " + switches_[0]->name() + ":0)");
+    }
+    out.push_back({sw, static_cast<uint16_t>(port)});
+    if (names) {
+      names->push_back(item);
+    }
+  }
+  return out;
 }
 
 Network::Conservation Network::conservation() const {

@@ -43,6 +43,11 @@ class Network {
   // One full data packet out and its ACK back on the idle fabric (the window unit of HPCC and DCTCP).
   Time base_rtt(uint32_t src, uint32_t dst, uint16_t sport = 0) const;
 
+  // Switch ports named "leaf0:0, spine1:2"; throws InputError naming `key` for anything that is not one.
+  std::vector<std::pair<Switch*, uint16_t>> parse_ports(const std::string& list, const std::string& file,
+                                                        const std::string& key,
+                                                        std::vector<std::string>* names = nullptr) const;
+
   // Packet conservation: every packet sent is delivered, dropped, or still queued or in flight.
   struct Conservation {
     int64_t sent = 0, delivered = 0, dropped = 0, in_network = 0;

@@ -27,15 +27,9 @@ struct FileTopoParams {
 
 TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir) {
   const FileTopoParams p = FileTopoParams::schema().parse(n, ctx, "topology");
-  std::filesystem::path path(p.path);
-  if (path.is_relative()) {
-    path = std::filesystem::path(base_dir) / path;
-  }
-  std::ifstream in(path);
-  if (!in) {
-    throw InputError(ctx.file, line_of(n["path"]), "topology.path", "cannot open '" + path.string() + "'");
-  }
-  const std::string f = path.string();
+  InputFile file = open_input(p.path, base_dir, ctx, n["path"], "topology.path");
+  std::ifstream& in = file.in;
+  const std::string f = file.path;
   TopologyGraph g;
   std::map<std::string, int> ids;
   std::vector<int> degree;

@@ -132,15 +132,8 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
 
 TopologyGraph build_hpcc_topology(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir) {
   const HpccTopoParams p = HpccTopoParams::schema().parse(n, ctx, "topology");
-  std::filesystem::path path(p.path);
-  if (path.is_relative()) {
-    path = std::filesystem::path(base_dir) / path;
-  }
-  std::ifstream in(path);
-  if (!in) {
-    throw InputError(ctx.file, line_of(n["path"]), "topology.path", "cannot open '" + path.string() + "'");
-  }
-  TopologyGraph g = read_hpcc_topology(in, path.string());
+  InputFile f = open_input(p.path, base_dir, ctx, n["path"], "topology.path");
+  TopologyGraph g = read_hpcc_topology(f.in, f.path);
   g.resolved = HpccTopoParams::schema().dump(p);
   return g;
 }

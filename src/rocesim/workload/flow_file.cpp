@@ -102,16 +102,9 @@ std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, u
 WorkloadFlows generate_flow_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                  const WorkloadContext& wc, Rng&) {
   const FlowFileParams p = FlowFileParams::schema().parse(n, ctx, path);
-  std::filesystem::path fp(p.path);
-  if (fp.is_relative()) {
-    fp = std::filesystem::path(wc.base_dir) / fp;
-  }
-  std::ifstream in(fp);
-  if (!in) {
-    throw InputError(ctx.file, line_of(n["path"]), path + ".path", "cannot open '" + fp.string() + "'");
-  }
+  InputFile f = open_input(p.path, wc.base_dir, ctx, n["path"], path + ".path");
   WorkloadFlows out;
-  out.flows = read_flow_csv(in, fp.string(), wc.hosts);
+  out.flows = read_flow_csv(f.in, f.path, wc.hosts);
   out.resolved = FlowFileParams::schema().dump(p);
   return out;
 }

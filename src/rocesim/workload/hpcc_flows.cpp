@@ -95,16 +95,9 @@ std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& f, co
 WorkloadFlows generate_hpcc_flows(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                   const WorkloadContext& wc, Rng&) {
   const HpccFlowParams p = HpccFlowParams::schema().parse(n, ctx, path);
-  std::filesystem::path fp(p.path);
-  if (fp.is_relative()) {
-    fp = std::filesystem::path(wc.base_dir) / fp;
-  }
-  std::ifstream in(fp);
-  if (!in) {
-    throw InputError(ctx.file, line_of(n["path"]), path + ".path", "cannot open '" + fp.string() + "'");
-  }
+  InputFile f = open_input(p.path, wc.base_dir, ctx, n["path"], path + ".path");
   WorkloadFlows out;
-  out.flows = read_hpcc_flows(in, fp.string(), wc.node_host);
+  out.flows = read_hpcc_flows(f.in, f.path, wc.node_host);
   out.resolved = HpccFlowParams::schema().dump(p);
   return out;
 }
