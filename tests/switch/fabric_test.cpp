@@ -1,5 +1,9 @@
 // Fabric behaviour: PFC, headroom, ECN, ETS, ECMP and packet conservation, each against a value computed here.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "../test_util.hpp"
 #include "rocesim/core/rng.hpp"
@@ -220,6 +224,49 @@ TEST(Routing, ShortestPathsOnAFatTree) {
   EXPECT_EQ(net.path(0, 1).size(), 2u);
   EXPECT_EQ(net.path(0, 2).size(), 4u);
   EXPECT_EQ(net.path(0, 15).size(), 6u);
+}
+
+}  // namespace rocesim
+
+namespace rocesim {
+
+TEST(Topology, ServersWithSeveralNicsOnRails) {
+  // 2 leaves as one rail group, 2 NICs per server, 4 servers: NIC k of every server is on leaf k.
+  auto s = test::make_sim(
+      "topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 4, nics_per_host: 2, rail: true}\n");
+  Network& net = s->net();
+  ASSERT_EQ(net.num_hosts(), 8u);  // endpoints: server-major, NIC-minor
+  EXPECT_EQ(net.nic(0).name(), "host0.nic0");
+  EXPECT_EQ(net.nic(3).name(), "host1.nic1");
+  EXPECT_EQ(net.attachment(0).first->name(), "leaf0");
+  EXPECT_EQ(net.attachment(1).first->name(), "leaf1");
+  EXPECT_EQ(net.attachment(2).first->name(), "leaf0");
+  EXPECT_EQ(net.path(0, 2).size(), 2u);  // same rail: NIC, leaf, NIC
+  EXPECT_EQ(net.path(0, 3).size(), 4u);  // across rails: through a spine
+  // Without rail, both NICs of a server share its leaf.
+  auto t = test::make_sim("topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2, nics_per_host: 2}\n");
+  EXPECT_EQ(t->net().num_hosts(), 8u);
+  EXPECT_EQ(t->net().attachment(1).first->name(), "leaf0");
+  EXPECT_EQ(t->net().attachment(4).first->name(), "leaf1");
+  EXPECT_THROW(test::make_sim("topology: {type: leaf-spine, leaves: 3, nics_per_host: 2, rail: true}\n"), InputError);
+}
+
+}  // namespace rocesim
+
+namespace rocesim {
+
+TEST(Topology, FileHostsMayHaveSeveralNics) {
+  const std::string dir = "/tmp/rocesim_topo_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/t.txt") << "host a nics=2\nhost b\nswitch s0\nswitch s1\n"
+                                   "link a.0 s0 100Gbps 1us\nlink a.1 s1 100Gbps 1us\nlink b s0 100Gbps 1us\n"
+                                   "link s0 s1 400Gbps 1us\n";
+  const Scenario sc = parse_scenario("topology: {type: file, path: t.txt}\n", "t.yaml", dir, {});
+  ASSERT_EQ(sc.graph.hosts.size(), 3u);
+  EXPECT_EQ(sc.graph.nodes[sc.graph.hosts[1]].name, "a.1");
+  std::ofstream(dir + "/bad.txt") << "host a nics=0\n";
+  EXPECT_THROW(parse_scenario("topology: {type: file, path: bad.txt}\n", "t.yaml", dir, {}), InputError);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace rocesim

@@ -1,6 +1,6 @@
 // A custom topology from a text file (docs/scenario-reference.md, "Topology files"):
 //   # comment
-//   host <name>
+//   host <name> [nics=N]        a server with N NICs (default 1): nodes <name>.0 .. <name>.N-1, one endpoint each
 //   switch <name>
 //   link <name-a> <name-b> <rate> <delay>      e.g.  link h0 tor0 100Gbps 1us
 // Hosts are numbered in the order of their `host` lines. Each host has exactly one link.
@@ -53,8 +53,29 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
       if (ids.count(name)) {
         throw InputError(f, lineno, kw, "node '" + name + "' is declared twice");
       }
-      ids[name] = g.add_node(name, kw == "host");
-      degree.push_back(0);
+      int64_t nics = 1;
+      std::string opt;
+      if (ss >> opt) {
+        if (kw != "host" || opt.rfind("nics=", 0) != 0) {
+          throw InputError(f, lineno, kw, "unexpected '" + opt + "' (a host may take nics=N)");
+        }
+        try {
+          nics = std::stoll(opt.substr(5));
+        } catch (...) {
+          nics = 0;
+        }
+        if (nics < 1 || nics > 64) {
+          throw InputError(f, lineno, kw, "nics must be 1..64");
+        }
+      }
+      for (int64_t k = 0; k < nics; ++k) {
+        const std::string nm = nics > 1 ? name + "." + std::to_string(k) : name;
+        if (ids.count(nm)) {
+          throw InputError(f, lineno, kw, "node '" + nm + "' is declared twice");
+        }
+        ids[nm] = g.add_node(nm, kw == "host");
+        degree.push_back(0);
+      }
     } else if (kw == "link") {
       std::string a, b, rate, delay, extra;
       if (!(ss >> a >> b >> rate >> delay) || (ss >> extra)) {

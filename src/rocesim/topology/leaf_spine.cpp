@@ -1,12 +1,17 @@
 // Two-tier leaf-spine (folded Clos): every leaf connects to every spine by `links_per_spine` parallel links.
-// Oversubscription at a leaf = hosts_per_leaf x host rate / (spines x links_per_spine x fabric rate).
-// Host numbering: leaf-major; host h is on leaf h / hosts_per_leaf.
+// Oversubscription at a leaf = NIC ports on it x host rate / (spines x links_per_spine x fabric rate).
+// Servers may have several NICs (`nics_per_host`); every NIC is an endpoint of its own (what workloads call a
+// host), numbered server-major: endpoint s x nics + k is NIC k of server s. Without `rail`, all NICs of a server
+// sit on its leaf, servers 0..hosts_per_leaf-1 on leaf 0 and so on. With `rail` (rail-optimised), leaves come in
+// groups of `nics_per_host`: NIC k of the servers of group g sits on leaf g x nics + k, so equal NICs of
+// different servers share a leaf.
 #include "rocesim/topology/topology.hpp"
 
 namespace rocesim {
 namespace {
 struct LeafSpineParams {
-  int64_t leaves = 0, spines = 0, hosts_per_leaf = 0, links_per_spine = 0;
+  int64_t leaves = 0, spines = 0, hosts_per_leaf = 0, links_per_spine = 0, nics_per_host = 0;
+  bool rail = false;
   LinkParams host_link, fabric_link;
   static const Schema<LeafSpineParams>& schema() {
     static const Schema<LeafSpineParams> s = [] {
@@ -19,6 +24,18 @@ struct LeafSpineParams {
                in_range<int64_t>(1, 4096))
           .add(&LeafSpineParams::links_per_spine, "links_per_spine", "1", "parallel links from each leaf to each spine",
                in_range<int64_t>(1, 64))
+          .add(&LeafSpineParams::nics_per_host, "nics_per_host", "1", "NICs per server, each with its own link",
+               in_range<int64_t>(1, 64))
+          .add(&LeafSpineParams::rail, "rail", "false",
+               "rail-optimised: NIC k of every server in a group of leaves goes to the group's k-th leaf")
+          .validate([](const LeafSpineParams& p) -> std::optional<std::pair<std::string, std::string>> {
+            if (p.rail && p.leaves % p.nics_per_host != 0) {
+              return std::make_pair("leaves", "with rail, leaves (" + std::to_string(p.leaves) +
+                                                  ") must be a multiple of nics_per_host (" +
+                                                  std::to_string(p.nics_per_host) + ")");
+            }
+            return std::nullopt;
+          })
           .sub(&LeafSpineParams::host_link, "host_link", LinkParams::schema("100Gbps"))
           .sub(&LeafSpineParams::fabric_link, "fabric_link", LinkParams::schema("400Gbps"));
       return sc;
@@ -31,8 +48,13 @@ struct LeafSpineParams {
 TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx) {
   const LeafSpineParams p = LeafSpineParams::schema().parse(n, ctx, "topology");
   TopologyGraph g;
-  for (int64_t h = 0; h < p.leaves * p.hosts_per_leaf; ++h) {
-    g.add_node("host" + std::to_string(h), true);
+  const int64_t nics = p.nics_per_host;
+  // Servers: hosts_per_leaf per leaf, or per group of `nics` leaves with rail.
+  const int64_t servers = p.rail ? p.leaves / nics * p.hosts_per_leaf : p.leaves * p.hosts_per_leaf;
+  for (int64_t s = 0; s < servers; ++s) {
+    for (int64_t k = 0; k < nics; ++k) {
+      g.add_node("host" + std::to_string(s) + (nics > 1 ? ".nic" + std::to_string(k) : ""), true);
+    }
   }
   std::vector<int> leaves, spines;
   for (int64_t l = 0; l < p.leaves; ++l) {
@@ -41,8 +63,11 @@ TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx) {
   for (int64_t s = 0; s < p.spines; ++s) {
     spines.push_back(g.add_node("spine" + std::to_string(s), false));
   }
-  for (int64_t h = 0; h < p.leaves * p.hosts_per_leaf; ++h) {
-    g.add_link(g.hosts[h], leaves[h / p.hosts_per_leaf], p.host_link.rate, p.host_link.effective_delay());
+  for (int64_t s = 0; s < servers; ++s) {
+    for (int64_t k = 0; k < nics; ++k) {
+      const int64_t leaf = p.rail ? (s / p.hosts_per_leaf) * nics + k : s / p.hosts_per_leaf;
+      g.add_link(g.hosts[s * nics + k], leaves[leaf], p.host_link.rate, p.host_link.effective_delay());
+    }
   }
   for (int l : leaves) {
     for (int s : spines) {
