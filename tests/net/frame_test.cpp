@@ -105,8 +105,10 @@ TEST(Frame, CnpAckAndPfcFrames) {
   Packet pfc;
   pfc.kind = PacketKind::kPfc;
   pfc.frame = wire::kPfcFrame;
-  pfc.pfc_enable = 1u << 3;
-  pfc.pfc_quanta[3] = 65535;
+  PacketExt pfc_ext;
+  pfc.ext = &pfc_ext;
+  pfc_ext.pfc_enable = 1u << 3;
+  pfc_ext.pfc_quanta[3] = 65535;
   const auto pb = frame::build(pfc, frame::Context{0, 4, 9});
   EXPECT_EQ(pb.size(), 60u);  // a 64-byte frame less its FCS
   EXPECT_EQ(pb[0], 0x01);

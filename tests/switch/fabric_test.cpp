@@ -102,8 +102,9 @@ workload: [{type: flows, path: unused}]
   Network& net = s->net();
   Packet* pfc = net.pool().acquire(PacketKind::kPfc);
   pfc->frame = wire::kPfcFrame;
-  pfc->pfc_enable = 1u << 3;
-  pfc->pfc_quanta[3] = 65535;
+  PacketExt& pfc_ext = net.pool().ext(pfc);
+  pfc_ext.pfc_enable = 1u << 3;
+  pfc_ext.pfc_quanta[3] = 65535;
   s->sim().at(Time(), &net.nic(1), kEvArrive, reinterpret_cast<uint64_t>(pfc));  // before the flow's start event
   FlowSpec f;
   f.src = 1;

@@ -127,8 +127,10 @@ void Capture::record(Time ts, const Packet& p, uint32_t node) {
   f.ecn = p.ecn;
   f.qpn = frame::wire_qpn(p.qpn);
   f.psn = p.psn;
-  f.pfc_enable = p.pfc_enable;
-  std::copy(std::begin(p.pfc_quanta), std::end(p.pfc_quanta), f.pfc_quanta.begin());
+  if (p.ext) {
+    f.pfc_enable = p.ext->pfc_enable;
+    std::copy(std::begin(p.ext->pfc_quanta), std::end(p.ext->pfc_quanta), f.pfc_quanta.begin());
+  }
   if (!frames_.empty() && ts < frames_.back().ts) {
     sorted_ = false;
   }

@@ -1,5 +1,7 @@
 #include "rocesim/net/frame.hpp"
 
+#include <algorithm>
+
 namespace rocesim::frame {
 namespace {
 
@@ -71,8 +73,8 @@ uint32_t icrc(const uint8_t* f, size_t len) {
   if (len < static_cast<size_t>(wire::kEth + wire::kIpv4 + wire::kUdp + wire::kBth)) {
     return 0;  // not a RoCEv2 frame
   }
-  std::vector<uint8_t> pseudo(8, 0xFF);
-  pseudo.insert(pseudo.end(), f + wire::kEth, f + len);
+  std::vector<uint8_t> pseudo(8 + len - wire::kEth, 0xFF);
+  std::copy(f + wire::kEth, f + len, pseudo.begin() + 8);
   uint8_t* ip = pseudo.data() + 8;
   ip[1] = 0xFF;            // TOS: DSCP and ECN may change in flight
   ip[8] = 0xFF;            // TTL
@@ -95,8 +97,10 @@ std::vector<uint8_t> build(const Packet& p, const Context& c) {
     b.insert(b.end(), src.begin(), src.end());
     put16(b, 0x8808);
     put16(b, 0x0101);
-    put16(b, p.pfc_enable);
-    for (uint16_t q : p.pfc_quanta) {
+    const PacketExt none;
+    const PacketExt& x = p.ext ? *p.ext : none;
+    put16(b, x.pfc_enable);
+    for (uint16_t q : x.pfc_quanta) {
       put16(b, q);
     }
     b.resize(wire::kPfcFrame - wire::kFcs, 0);
@@ -164,9 +168,9 @@ std::vector<uint8_t> build(const Packet& p, const Context& c) {
     // rocesim INT block: hop count (2 B), then per hop 8 B: rate in 10 Gb/s (1 B), queue in 64 B units (3 B),
     // bytes sent in 64 B units modulo 2^16 (2 B), time in ns modulo 2^16 (2 B); unused hops are zero.
     const size_t at = b.size();
-    put16(b, p.int_hops);
-    for (int h = 0; h < p.int_hops && b.size() + 8 <= at + static_cast<size_t>(int_len); ++h) {
-      const IntHop& t = p.telemetry[h];
+    put16(b, static_cast<uint32_t>(p.int_hops()));
+    for (int h = 0; h < p.int_hops() && b.size() + 8 <= at + static_cast<size_t>(int_len); ++h) {
+      const IntHop& t = p.telemetry()[h];
       b.push_back(static_cast<uint8_t>(t.rate_mbps / 10000));
       put24(b, std::min<uint32_t>(t.qlen / 64, 0xFFFFFF));
       put16(b, static_cast<uint32_t>((t.tx_bytes / 64) & 0xFFFF));

@@ -3,9 +3,9 @@
 namespace rocesim {
 
 void Channel::handle_event(uint32_t, uint64_t) {
-  Packet* p = q_.pop();
+  Packet* p = q_.pop().p;
   if (!q_.empty()) {
-    sim_.at(q_.front()->arrive_at, this, 0);
+    sim_.at(q_.front().arrive, this, 0, reinterpret_cast<uint64_t>(q_.front().p));
   }
   peer_->arrive(p);
 }
@@ -35,8 +35,10 @@ void Node::handle_event(uint32_t kind, uint64_t arg) {
   }
 }
 
-uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& pfc, Rate rate, Time response) {
+uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& frame, Rate rate, Time response) {
   const Time now = sim_.now();
+  const PacketExt none;
+  const PacketExt& pfc = frame.ext ? *frame.ext : none;
   if (pfc_obs_) {
     bool pause = false;
     for (int c = 0; c < 8; ++c) {

@@ -82,24 +82,30 @@ class PfcObserver {
 // The frames in flight on one direction of a link, delivered in order. A link is FIFO, so one pending event (for
 // the frame at the head) serves however many frames are on the wire: the event queue holds one event per busy
 // link direction instead of one per frame in flight.
+// The arrival times live in the ring, not in the packets, so that scheduling the next arrival does not touch
+// (and wait for) a packet that is still on the wire; the event's argument is the packet, which the run loop
+// prefetches.
 // Contract: push() is called by the sending node with non-decreasing arrival times.
 class Channel final : public EventHandler {
  public:
   Channel(Simulator& sim, Node* peer) : sim_(sim), peer_(peer) {}
   void push(Packet* p, Time arrive) {
-    p->arrive_at = arrive;
     const bool idle = q_.empty();
-    q_.push(p);
+    q_.push(InFlight{arrive, p});
     if (idle) {
-      sim_.at(arrive, this, 0);
+      sim_.at(arrive, this, 0, reinterpret_cast<uint64_t>(p));
     }
   }
   void handle_event(uint32_t, uint64_t) override;
 
  private:
+  struct InFlight {
+    Time arrive;
+    Packet* p;
+  };
   Simulator& sim_;
   Node* peer_;
-  PacketRing q_;
+  Ring<InFlight> q_;
 };
 
 // Base of switches and NICs.

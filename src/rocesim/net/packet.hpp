@@ -2,8 +2,15 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "rocesim/core/units.hpp"
 #include "rocesim/net/wire.hpp"
@@ -26,7 +33,19 @@ inline constexpr int kMaxIntHops = 5;
 inline constexpr int kIntHeaderBytes = 2 + 8 * kMaxIntHops;
 inline constexpr int kPacketKinds = 6;
 
-struct Packet {
+// The rare or optional parts of a packet, kept out of line so that the common packet fits one cache line:
+// in-band telemetry (data packets and the ACKs echoing it, only when the congestion control uses it) and the
+// PFC class-enable vector and quanta (PFC frames only).
+struct PacketExt {
+  uint8_t int_hops = 0;
+  uint8_t pfc_enable = 0;  // PFC: which priorities the frame names
+  uint16_t pfc_quanta[8] = {};
+  IntHop telemetry[kMaxIntHops];
+};
+
+// Packets are one cache line: a large fabric holds hundreds of thousands of them in its buffers, and the
+// simulator touches each one at every hop, so their size sets how often it waits for memory.
+struct alignas(64) Packet {
   // Addressing and transport.
   uint32_t src = 0;    // source host index
   uint32_t dst = 0;    // destination host index
@@ -45,20 +64,12 @@ struct Packet {
   uint8_t charge = 0;  // which ingress bucket of the current switch holds it (see Switch)
   uint8_t flags = 0;
   uint8_t hops = 0;
-  Time sent;       // when the source NIC started sending it
-  Time arrive_at;  // while on a link: when its last bit reaches the other end
-  // ACK/NAK only: the send time of the data packet it answers, and how many data packets it covers and how many
-  // of those arrived CE-marked (ECN echo, for DCTCP).
-  Time echo;
+  // ACK/NAK only: how many data packets it covers and how many of those arrived CE-marked (ECN echo, for DCTCP).
   uint16_t ack_pkts = 0;
   uint16_t ack_ce = 0;
-  // In-band telemetry (data packets, and ACKs echoing it).
-  uint8_t int_hops = 0;
-  IntHop telemetry[kMaxIntHops];
-  // PFC frames only: which priorities the frame names, and their pause quanta.
-  uint8_t pfc_enable = 0;
-  uint16_t pfc_quanta[8] = {};
-  Packet* next_free = nullptr;
+  Time sent;                 // when the source NIC started sending it
+  Time echo;                 // ACK/NAK only: the send time of the data packet it answers
+  PacketExt* ext = nullptr;  // telemetry or PFC fields, from PacketPool::ext(); nullptr if none
 
   static constexpr uint8_t kFlagLast = 1;    // last packet of a message
   static constexpr uint8_t kFlagAckReq = 2;  // BTH AckReq
@@ -66,43 +77,87 @@ struct Packet {
   static constexpr uint8_t kFlagRnr = 8;     // NAK: receiver not ready (AETH syndrome 0x20), not a sequence error
 
   int wire_bytes() const { return wire::on_wire(frame); }
+  int int_hops() const { return ext ? ext->int_hops : 0; }
+  const IntHop* telemetry() const { return ext ? ext->telemetry : nullptr; }
 };
+static_assert(sizeof(Packet) == 64, "a packet is one cache line");
+static_assert(std::is_trivially_destructible_v<Packet>, "pool chunks are freed without destructors");
 
-// Contract: acquire() returns a zeroed packet; release() takes it back. Storage is allocated in chunks and never
-// returned to the system while the pool lives; live() counts packets taken and not released, by kind.
+// Contract: acquire() returns a zeroed packet without an extension; ext() gives it a zeroed one on first use;
+// release() takes back both. Storage is allocated in chunks and never returned to the system while the pool
+// lives, and freed packets are reused last-in first-out (the most recently touched memory first); live() counts
+// packets taken and not released, by kind.
 class PacketPool {
  public:
   Packet* acquire(PacketKind kind) {
-    if (!free_) {
+    if (free_.empty()) {
       grow();
     }
-    Packet* p = free_;
-    free_ = p->next_free;
+    Packet* p = free_.back();
+    free_.pop_back();
     *p = Packet{};
     p->kind = kind;
     ++live_[static_cast<int>(kind)];
     return p;
   }
+  PacketExt& ext(Packet* p) {
+    if (!p->ext) {
+      if (ext_free_.empty()) {
+        grow_ext();
+      }
+      p->ext = ext_free_.back();
+      ext_free_.pop_back();
+      *p->ext = PacketExt{};
+    }
+    return *p->ext;
+  }
   void release(Packet* p) {
     --live_[static_cast<int>(p->kind)];
-    p->next_free = free_;
-    free_ = p;
+    if (p->ext) {
+      ext_free_.push_back(p->ext);
+    }
+    free_.push_back(p);
   }
   int64_t live(PacketKind k) const { return live_[static_cast<int>(k)]; }
   size_t capacity() const { return chunks_.size() * kChunk; }
 
  private:
-  static constexpr size_t kChunk = 4096;
+  // Chunks of 2 MiB, aligned so that the kernel can back each with one huge page (where transparent huge pages
+  // are on for madvise): packets are scattered over tens of MB on large fabrics, and with 4 KiB pages nearly
+  // every packet touched is also a TLB miss.
+  static constexpr size_t kChunkBytes = size_t{2} << 20;
+  static constexpr size_t kChunk = kChunkBytes / sizeof(Packet);
+  static constexpr size_t kExtChunk = 4096;
+  struct FreeChunk {
+    void operator()(Packet* p) const { std::free(p); }
+  };
   void grow() {
-    chunks_.push_back(std::make_unique<Packet[]>(kChunk));
-    Packet* c = chunks_.back().get();
-    for (size_t i = 0; i < kChunk; ++i) {
-      c[i].next_free = (i + 1 < kChunk) ? &c[i + 1] : free_;
+    void* mem = std::aligned_alloc(kChunkBytes, kChunkBytes);
+    if (!mem) {
+      throw std::bad_alloc();
     }
-    free_ = c;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    madvise(mem, kChunkBytes, MADV_HUGEPAGE);  // a hint: without huge pages it is simply slower
+#endif
+    Packet* c = new (mem) Packet[kChunk];
+    chunks_.emplace_back(c);
+    free_.reserve(chunks_.size() * kChunk);
+    for (size_t i = kChunk; i-- > 0;) {
+      free_.push_back(&c[i]);
+    }
   }
-  std::vector<std::unique_ptr<Packet[]>> chunks_;
-  Packet* free_ = nullptr;
+  void grow_ext() {
+    ext_chunks_.push_back(std::make_unique<PacketExt[]>(kExtChunk));
+    PacketExt* c = ext_chunks_.back().get();
+    ext_free_.reserve(ext_chunks_.size() * kExtChunk);
+    for (size_t i = kExtChunk; i-- > 0;) {
+      ext_free_.push_back(&c[i]);
+    }
+  }
+  std::vector<std::unique_ptr<Packet, FreeChunk>> chunks_;  // Packet is trivially destructible
+  std::vector<std::unique_ptr<PacketExt[]>> ext_chunks_;
+  std::vector<Packet*> free_;
+  std::vector<PacketExt*> ext_free_;
   int64_t live_[kPacketKinds] = {};
 };
 

@@ -1,4 +1,4 @@
-// A FIFO of packet pointers on a power-of-two ring that grows by doubling: no allocation in steady state.
+// A FIFO on a power-of-two ring that grows by doubling: no allocation in steady state.
 #pragma once
 
 #include <cstdint>
@@ -8,22 +8,23 @@
 
 namespace rocesim {
 
-class PacketRing {
+template <typename T>
+class Ring {
  public:
   bool empty() const { return head_ == tail_; }
   size_t size() const { return tail_ - head_; }
-  Packet* front() const { return buf_[head_ & mask_]; }
-  void push(Packet* p) {
+  const T& front() const { return buf_[head_ & mask_]; }
+  void push(const T& v) {
     if (size() == buf_.size()) {
       grow();
     }
-    buf_[tail_++ & mask_] = p;
+    buf_[tail_++ & mask_] = v;
   }
-  Packet* pop() { return buf_[head_++ & mask_]; }
+  T pop() { return buf_[head_++ & mask_]; }
 
  private:
   void grow() {
-    std::vector<Packet*> nb(buf_.empty() ? 16 : buf_.size() * 2);
+    std::vector<T> nb(buf_.empty() ? 16 : buf_.size() * 2);
     const size_t n = size();
     for (size_t i = 0; i < n; ++i) {
       nb[i] = buf_[(head_ + i) & mask_];
@@ -33,8 +34,10 @@ class PacketRing {
     tail_ = n;
     mask_ = buf_.size() - 1;
   }
-  std::vector<Packet*> buf_;
+  std::vector<T> buf_;
   size_t head_ = 0, tail_ = 0, mask_ = 0;
 };
+
+using PacketRing = Ring<Packet*>;
 
 }  // namespace rocesim

@@ -205,8 +205,11 @@ void Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t
     c->echo = about.sent;
     if (telemetry_) {
       c->frame = static_cast<uint16_t>(c->frame + kIntHeaderBytes);
-      c->int_hops = about.int_hops;
-      std::copy(about.telemetry, about.telemetry + about.int_hops, c->telemetry);
+      if (about.int_hops() > 0) {
+        PacketExt& x = pool_.ext(c);
+        x.int_hops = static_cast<uint8_t>(about.int_hops());
+        std::copy(about.telemetry(), about.telemetry() + about.int_hops(), x.telemetry);
+      }
     }
     c->priority = static_cast<uint8_t>(p_.ack_priority);
     ++(kind == PacketKind::kNak ? cnt_.naks_sent : cnt_.acks_sent);
@@ -506,8 +509,8 @@ void Nic::on_ack(Packet* p) {
     info.packets = p->ack_pkts;
     info.ce_packets = p->ack_ce;
     info.rtt = sim_.now() - p->echo;
-    info.int_hops = p->int_hops;
-    info.telemetry = p->telemetry;
+    info.int_hops = p->int_hops();
+    info.telemetry = p->telemetry();
     q.cc->on_ack(sim_.now(), info);
     pacing_changed(q);
     try_send();  // the window may have opened

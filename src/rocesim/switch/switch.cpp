@@ -306,7 +306,10 @@ void Switch::enqueue(Packet* p) {
     }
     p->ecn = wire::kCe;
   }
-  port.q[c].push(p);
+  if (port.q[c].empty()) {
+    port.view.head_bytes[c] = p->frame;
+  }
+  port.q[c].push(Queued{p, p->frame});
   port.qbytes[c] += p->frame;
   port.q_total += p->frame;
   port.cnt[c].max_queue = std::max(port.cnt[c].max_queue, port.qbytes[c]);
@@ -327,13 +330,14 @@ void Switch::try_send(uint16_t out) {
   if (port.pfc_pending) {
     Packet* f = pool_.acquire(PacketKind::kPfc);
     f->frame = wire::kPfcFrame;
-    f->pfc_enable = port.pfc_pending;
+    PacketExt& fx = pool_.ext(f);
+    fx.pfc_enable = port.pfc_pending;
     for (int c = 0; c < 8; ++c) {
       if (!(port.pfc_pending & (1u << c))) {
         continue;
       }
       if (port.xoff & (1u << c)) {
-        f->pfc_quanta[c] = static_cast<uint16_t>(params_.pfc.quanta);
+        fx.pfc_quanta[c] = static_cast<uint16_t>(params_.pfc.quanta);
         ++port.cnt[c].xoff_sent;
         // Refresh the pause at half its lifetime while the group stays congested.
         sim_.after(pause_time(static_cast<int>(params_.pfc.quanta), port.link.rate) / 2, this, kEvPfcRefresh,
@@ -348,21 +352,26 @@ void Switch::try_send(uint16_t out) {
     send(out, port.link, f);
     return;
   }
-  ClassView v;
-  for (int c = 0; c < 8; ++c) {
-    v.head_bytes[c] = port.q[c].empty() ? 0 : port.q[c].front()->frame;
-  }
-  v.blocked = pause_states_[out].paused_mask(sim_.now());
-  const int c = port.sched->pick(v);
+  port.view.blocked = pause_states_[out].paused_mask(sim_.now());
+  const int c = port.sched->pick(port.view);
   if (c < 0) {
     return;
   }
-  Packet* p = port.q[c].pop();
+  Packet* p = port.q[c].pop().p;
+  if (port.q[c].empty()) {
+    port.view.head_bytes[c] = 0;
+  } else {
+    port.view.head_bytes[c] = port.q[c].front().frame;
+    // The next packet of this class is likely the next to leave; start loading it now, a serialisation time
+    // before it is needed.
+    __builtin_prefetch(port.q[c].front().p);
+  }
   port.qbytes[c] -= p->frame;
   port.q_total -= p->frame;
   port.tx_total += p->frame;
-  if (telemetry_ && p->kind == PacketKind::kData && p->int_hops < kMaxIntHops) {
-    IntHop& h = p->telemetry[p->int_hops++];
+  if (telemetry_ && p->kind == PacketKind::kData && p->int_hops() < kMaxIntHops) {
+    PacketExt& x = pool_.ext(p);
+    IntHop& h = x.telemetry[x.int_hops++];
     h.tx_bytes = static_cast<uint64_t>(port.tx_total);
     h.ts = sim_.now();
     h.qlen = static_cast<uint32_t>(port.q_total);

@@ -91,9 +91,15 @@ class Switch final : public Node {
  private:
   enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh };
 
+  // A queued packet with its size, so that the scheduler sees head sizes without touching the packets.
+  struct Queued {
+    Packet* p;
+    int32_t frame;
+  };
   struct Port {
     LinkEnd link;
-    std::array<PacketRing, 8> q;
+    std::array<Ring<Queued>, 8> q;
+    ClassView view;  // head sizes per class, kept current by enqueue and dequeue
     std::array<int64_t, 8> qbytes{};
     std::unique_ptr<Scheduler> sched;
     std::unique_ptr<EcnMarker> ecn;  // this port's marking curve (depends on its rate with ecn.by_rate)
