@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "rocesim/core/calendar_queue.hpp"
 #include "rocesim/core/rng.hpp"
 #include "rocesim/core/simulator.hpp"
 
@@ -86,6 +87,84 @@ TEST(Rng, UniformHasMeanOneHalf) {
   }
   // Standard error of the mean is sqrt(1/12/n) = 0.00065; allow 5 of them.
   EXPECT_NEAR(sum / n, 0.5, 0.0033);
+}
+
+}  // namespace rocesim
+
+namespace rocesim {
+
+// The calendar queue must pop exactly what the heap pops, in the same order, under the simulator's pattern of use:
+// pushes interleaved with pops, never earlier than the last pop, many ties, some into the bucket being drained,
+// some beyond the wheel's horizon, and gaps longer than the horizon with nothing due.
+TEST(CalendarQueue, PopsTheSameSequenceAsTheHeapUnderInterleavedPushes) {
+  CalendarQueue cal;
+  EventQueue heap;
+  Rng rng(11, "calendar");
+  Recorder r;
+  const int64_t horizon = int64_t{CalendarQueue::kBuckets} << CalendarQueue::kShift;
+  int64_t now = 0;
+  uint64_t id = 0;
+  auto push_both = [&](int64_t t) {
+    cal.push(Time::ps(t), &r, static_cast<uint32_t>(id & 7), id);
+    heap.push(Time::ps(t), &r, static_cast<uint32_t>(id & 7), id);
+    ++id;
+  };
+  for (int i = 0; i < 64; ++i) {
+    push_both(static_cast<int64_t>(rng.below(2000)));
+  }
+  uint64_t popped = 0, far = 0, same_time = 0;
+  while (!heap.empty() && popped < 400'000) {
+    ASSERT_FALSE(cal.empty());
+    ASSERT_EQ(cal.size(), heap.size());
+    const Event a = cal.pop();
+    const Event b = heap.pop();
+    ASSERT_EQ(a.t, b.t) << "pop " << popped;
+    ASSERT_EQ(a.arg, b.arg) << "pop " << popped;
+    ASSERT_EQ(a.kind(), b.kind());
+    ++popped;
+    now = a.t.ps();
+    // Each pop schedules 0-2 events, mostly near (0 to a few ns: ties and the open bucket), some a link delay
+    // away, a few beyond the horizon.
+    const uint64_t n = popped < 300'000 ? rng.below(3) : rng.below(2);  // then drain
+    for (uint64_t k = 0; k < n; ++k) {
+      const uint64_t kind = rng.below(100);
+      int64_t t = now;
+      if (kind < 20) {
+        same_time += 1;  // at the current time
+      } else if (kind < 60) {
+        t += static_cast<int64_t>(rng.below(3000));
+      } else if (kind < 97) {
+        t += 1'000'000 + static_cast<int64_t>(rng.below(100'000));
+      } else {
+        t += horizon + static_cast<int64_t>(rng.below(static_cast<uint64_t>(4 * horizon)));
+        ++far;
+      }
+      push_both(t);
+    }
+    if (heap.empty() && popped < 300'000) {
+      push_both(now + 10 * horizon);  // a long idle gap
+    }
+  }
+  EXPECT_TRUE(cal.empty());
+  EXPECT_GT(popped, 100'000u);
+  EXPECT_GT(far, 1000u);
+  EXPECT_GT(same_time, 1000u);
+}
+
+TEST(CalendarQueue, TopIsThePopAndPushesAfterAPeekStillComeFirst) {
+  // run() peeks at the top to compare it with the stop time, which opens the next bucket; an event pushed after
+  // that, earlier than the peeked one, must still pop first.
+  CalendarQueue q;
+  Recorder r;
+  q.push(Time::us(5), &r, 0, 1);
+  EXPECT_EQ(q.top().arg, 1u);
+  q.push(Time::us(1), &r, 0, 2);
+  q.push(Time::us(5), &r, 0, 3);
+  EXPECT_EQ(q.top().arg, 2u);
+  EXPECT_EQ(q.pop().arg, 2u);
+  EXPECT_EQ(q.pop().arg, 1u);
+  EXPECT_EQ(q.pop().arg, 3u);
+  EXPECT_TRUE(q.empty());
 }
 
 }  // namespace rocesim

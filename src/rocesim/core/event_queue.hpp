@@ -45,6 +45,12 @@ class BasicEventQueue {
     sift_up(heap_.size() - 1);
   }
 
+  // Pushes an event that already has its sequence number (from another queue that shares the numbering).
+  void push(const Event& e) {
+    heap_.push_back(e);
+    sift_up(heap_.size() - 1);
+  }
+
   Event pop() {
     Event out = heap_.front();
     const Event last = heap_.back();

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string_view>
 
-#include "rocesim/core/event_queue.hpp"
+#include "rocesim/core/calendar_queue.hpp"
 #include "rocesim/core/rng.hpp"
 #include "rocesim/core/units.hpp"
 
@@ -43,7 +43,7 @@ class Simulator {
   void request_stop() { stop_requested_ = true; }
 
  private:
-  EventQueue queue_;
+  CalendarQueue queue_;
   Time now_;
   uint64_t events_ = 0;
   uint64_t seed_;

@@ -25,7 +25,7 @@ void Node::handle_event(uint32_t kind, uint64_t arg) {
       // A refreshed pause moved `until` later; this expiry is then stale and the later one will fire.
       if (ps.until[prio] != Time() && ps.until[prio] <= sim_.now()) {
         ps.total[prio] += ps.until[prio] - ps.since[prio];
-        ps.until[prio] = Time();
+        ps.set_until(prio, Time());
         pause_ended(port, static_cast<uint8_t>(1u << prio));
       }
       break;
@@ -63,7 +63,7 @@ uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& frame, Rate
       } else if (ps.until[prio] != Time()) {
         ps.total[prio] += ps.until[prio] - ps.since[prio];
       }
-      ps.until[prio] = Time();
+      ps.set_until(prio, Time());
     } else {
       ++ps.xoff_rcvd[prio];
       if (!was_paused) {
@@ -72,7 +72,7 @@ uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& frame, Rate
         }
         ps.since[prio] = now + response;
       }
-      ps.until[prio] = now + response + pause_time(pfc.pfc_quanta[prio], rate);
+      ps.set_until(prio, now + response + pause_time(pfc.pfc_quanta[prio], rate));
       sim_.at(ps.until[prio], this, kEvPauseEnd, (uint64_t{port} << 8) | static_cast<uint64_t>(prio));
     }
   }

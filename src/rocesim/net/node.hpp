@@ -42,16 +42,22 @@ struct PauseState {
   std::array<Time, 8> total{};         // time spent paused, per priority
   std::array<int64_t, 8> xoff_rcvd{};  // PFC frames received with quanta > 0
   std::array<int64_t, 8> xon_rcvd{};   // PFC frames received with quanta 0
+  uint8_t armed = 0;                   // priorities whose `until` is set (non-zero): the only ones to check
 
   bool paused(int prio, Time now) const { return until[prio] > now && since[prio] <= now; }
   uint8_t paused_mask(Time now) const {
     uint8_t m = 0;
-    for (int i = 0; i < 8; ++i) {
+    for (uint8_t a = armed; a; a &= static_cast<uint8_t>(a - 1)) {
+      const int i = __builtin_ctz(a);
       if (paused(i, now)) {
         m |= static_cast<uint8_t>(1u << i);
       }
     }
     return m;
+  }
+  void set_until(int prio, Time t) {
+    until[prio] = t;
+    armed = t == Time() ? static_cast<uint8_t>(armed & ~(1u << prio)) : static_cast<uint8_t>(armed | (1u << prio));
   }
 };
 

@@ -15,39 +15,43 @@ class EtsScheduler final : public Scheduler {
     }
     for (int c = 0; c < 8; ++c) {
       quantum_[c] = static_cast<int64_t>(p.weights[c]) * quantum_unit;
+      if (quantum_[c] > 0) {
+        weighted_ |= static_cast<uint8_t>(1u << c);
+      }
     }
   }
 
   int pick(const ClassView& v) override {
-    uint8_t ready = 0;
-    for (int c = 0; c < 8; ++c) {
-      if (v.head_bytes[c] > 0 && !(v.blocked & (1u << c))) {
-        ready |= static_cast<uint8_t>(1u << c);
-      }
-    }
+    const uint8_t ready = v.nonempty & static_cast<uint8_t>(~v.blocked);
     if (const uint8_t s = ready & strict_mask_) {
       return 31 - __builtin_clz(s);  // highest strict class
     }
-    const uint8_t rr = ready & ~strict_mask_;
     // An empty class forfeits its credit (DRR); a paused one keeps it.
-    for (int c = 0; c < 8; ++c) {
-      if (v.head_bytes[c] == 0) {
-        deficit_[c] = 0;
-        if (cur_ == c) {
-          topped_ = false;
-        }
-      }
+    const auto empty = static_cast<uint8_t>(~v.nonempty);
+    for (uint8_t m = credited_ & empty; m; m &= static_cast<uint8_t>(m - 1)) {
+      deficit_[__builtin_ctz(m)] = 0;
     }
+    credited_ &= v.nonempty;
+    if (empty & (1u << cur_)) {
+      topped_ = false;
+    }
+    const uint8_t rr = ready & static_cast<uint8_t>(~strict_mask_);
     if (!rr) {
       return -1;
     }
-    // Each class is topped up once per visit and sends while its credit covers the head packet. Since the
-    // quantum is at least one frame, two passes always find a sender.
-    for (int step = 0; step < 17; ++step) {
+    const uint8_t eligible = rr & weighted_;
+    if (!eligible) {
+      return 31 - __builtin_clz(rr);  // only classes of weight 0 are ready: serve them in class order
+    }
+    // Visit the eligible classes round-robin from cur_; each is topped up once per visit and sends while its
+    // credit covers the head packet. Since the quantum is at least one frame, a class sends on its first
+    // top-up, so this ends within two visits.
+    for (;;) {
       const int c = cur_;
-      if ((rr & (1u << c)) && quantum_[c] > 0) {
+      if (eligible & (1u << c)) {
         if (!topped_) {
           deficit_[c] += quantum_[c];
+          credited_ |= static_cast<uint8_t>(1u << c);
           topped_ = true;
         }
         if (v.head_bytes[c] <= deficit_[c]) {
@@ -55,14 +59,17 @@ class EtsScheduler final : public Scheduler {
           return c;
         }
       }
-      cur_ = (cur_ + 1) & 7;
+      // Skip to the next eligible class after c, wrapping around.
+      const auto rot = static_cast<uint8_t>((eligible >> ((c + 1) & 7)) | (eligible << (8 - ((c + 1) & 7))));
+      cur_ = (c + 1 + __builtin_ctz(rot)) & 7;
       topped_ = false;
     }
-    return 31 - __builtin_clz(rr);  // only classes of weight 0 are ready: serve them in class order
   }
 
  private:
   uint8_t strict_mask_ = 0;
+  uint8_t weighted_ = 0;  // classes with a positive quantum
+  uint8_t credited_ = 0;  // classes whose deficit may be non-zero
   std::array<int64_t, 8> quantum_{};
   std::array<int64_t, 8> deficit_{};
   int cur_ = 0;

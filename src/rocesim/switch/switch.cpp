@@ -308,6 +308,7 @@ void Switch::enqueue(Packet* p) {
   }
   if (port.q[c].empty()) {
     port.view.head_bytes[c] = p->frame;
+    port.view.nonempty |= static_cast<uint8_t>(1u << c);
   }
   port.q[c].push(Queued{p, p->frame});
   port.qbytes[c] += p->frame;
@@ -360,6 +361,7 @@ void Switch::try_send(uint16_t out) {
   Packet* p = port.q[c].pop().p;
   if (port.q[c].empty()) {
     port.view.head_bytes[c] = 0;
+    port.view.nonempty &= static_cast<uint8_t>(~(1u << c));
   } else {
     port.view.head_bytes[c] = port.q[c].front().frame;
     // The next packet of this class is likely the next to leave; start loading it now, a serialisation time
