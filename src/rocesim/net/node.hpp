@@ -146,20 +146,23 @@ class Node : public EventHandler {
   // Called when a PFC pause on `port` ended for the priorities in `mask`.
   virtual void pause_ended(uint16_t port, uint8_t mask) = 0;
 
-  // Starts serialising `p` on the link `link` out of port `port`; the port is busy until kEvTxDone.
-  void send(uint16_t port, const LinkEnd& link, Packet* p) {
+  // Starts serialising `p` on the link `link` out of port `port`; returns when the last bit leaves, until which
+  // the port is busy. The caller decides whether it needs an event then (see send()).
+  Time transmit(uint16_t port, const LinkEnd& link, Packet* p) {
     if (port < taps_.size() && taps_[port]) {
       taps_[port]->on_frame(sim_.now(), *p);
     }
-    const Time ser = link.rate.tx_time(Bytes(p->wire_bytes()));
+    const Time end = sim_.now() + link.rate.tx_time(Bytes(p->wire_bytes()));
     p->in_port = link.peer_port;
     if (link.channel) {
-      link.channel->push(p, sim_.now() + ser + link.delay);
+      link.channel->push(p, end + link.delay);
     } else {
-      sim_.after(ser + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
+      sim_.at(end + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
     }
-    sim_.after(ser, this, kEvTxDone, port);
+    return end;
   }
+  // transmit(), then kEvTxDone when the port is free again.
+  void send(uint16_t port, const LinkEnd& link, Packet* p) { sim_.at(transmit(port, link, p), this, kEvTxDone, port); }
 
   // Applies a received PFC frame to `ps`: a pause takes effect `response` after the frame arrived. Returns the
   // priorities it resumed (quanta 0).

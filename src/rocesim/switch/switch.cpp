@@ -324,7 +324,11 @@ void Switch::drop(Packet* p, DropReason r) {
 
 void Switch::try_send(uint16_t out) {
   Port& port = ports_[out];
-  if (port.busy) {
+  if (sim_.now() < port.busy_until) {
+    if (!port.txdone_pending) {
+      port.txdone_pending = true;
+      sim_.at(port.busy_until, this, kEvTxDone, out);
+    }
     return;
   }
   // MAC control frames go ahead of data and are not subject to pause.
@@ -349,8 +353,8 @@ void Switch::try_send(uint16_t out) {
     }
     ++(port.pfc_pending & port.xoff ? port.pause_frames : port.resume_frames);
     port.pfc_pending = 0;
-    port.busy = true;
-    send(out, port.link, f);
+    port.busy_until = transmit(out, port.link, f);
+    wake_when_free(out);
     return;
   }
   port.view.blocked = pause_states_[out].paused_mask(sim_.now());
@@ -388,12 +392,20 @@ void Switch::try_send(uint16_t out) {
   release(p);
   port.cnt[c].tx_bytes += p->frame;
   ++port.cnt[c].tx_packets;
-  port.busy = true;
-  send(out, port.link, p);
+  port.busy_until = transmit(out, port.link, p);
+  wake_when_free(out);
+}
+
+void Switch::wake_when_free(uint16_t out) {
+  Port& port = ports_[out];
+  if ((port.view.nonempty || port.pfc_pending) && !port.txdone_pending) {
+    port.txdone_pending = true;
+    sim_.at(port.busy_until, this, kEvTxDone, out);
+  }
 }
 
 void Switch::tx_done(uint16_t port) {
-  ports_[port].busy = false;
+  ports_[port].txdone_pending = false;
   try_send(port);
 }
 

@@ -103,7 +103,10 @@ class Switch final : public Node {
     std::array<int64_t, 8> qbytes{};
     std::unique_ptr<Scheduler> sched;
     std::unique_ptr<EcnMarker> ecn;  // this port's marking curve (depends on its rate with ecn.by_rate)
-    bool busy = false;
+    // Serialising until busy_until. A kEvTxDone is scheduled only when something waits for the port then (a
+    // queued packet or a PFC frame), so a port that goes idle costs no event.
+    Time busy_until;
+    bool txdone_pending = false;
     uint8_t pfc_pending = 0;  // priorities whose state must be signalled upstream
     uint8_t xoff = 0;         // priorities we have asked the upstream port to pause
     std::array<uint32_t, 8> refresh_gen{};
@@ -129,6 +132,8 @@ class Switch final : public Node {
   void release(Packet* p);
   void enqueue(Packet* p);
   void try_send(uint16_t port);
+  // After a send: a kEvTxDone when the port is free, if something is already waiting for it.
+  void wake_when_free(uint16_t port);
   void drop(Packet* p, DropReason r);
 
   SwitchParams params_;
