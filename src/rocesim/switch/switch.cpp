@@ -1,5 +1,6 @@
 #include "rocesim/switch/switch.hpp"
 
+#include <map>
 #include <sstream>
 
 namespace rocesim {
@@ -164,23 +165,38 @@ void Switch::finalize(const std::string& scenario_file) {
 }
 
 void Switch::set_routes(std::vector<uint32_t> offset, std::vector<uint16_t> next, uint64_t ecmp_seed) {
-  route_offset_ = std::move(offset);
-  route_next_ = std::move(next);
+  // Destinations share next-hop sets (in a fat-tree, every host beyond the pod has the same uplinks), so the
+  // table keeps each distinct set once and a 16-bit set number per destination: 2 bytes per host instead of a
+  // span of ports, which keeps the tables of a 1,024-host fabric in cache.
+  std::map<std::vector<uint16_t>, uint16_t> ids;
+  route_set_.assign(offset.size() - 1, 0);
+  set_offset_.assign(1, 0);
+  set_ports_.clear();
+  for (size_t h = 0; h + 1 < offset.size(); ++h) {
+    std::vector<uint16_t> ports(next.begin() + offset[h], next.begin() + offset[h + 1]);
+    auto [it, fresh] = ids.emplace(std::move(ports), static_cast<uint16_t>(ids.size()));
+    if (fresh) {
+      set_ports_.insert(set_ports_.end(), it->first.begin(), it->first.end());
+      set_offset_.push_back(static_cast<uint32_t>(set_ports_.size()));
+    }
+    route_set_[h] = it->second;
+  }
   ecmp_seed_ = ecmp_seed;
 }
 
 uint16_t Switch::route(const Packet& p) const {
-  const uint32_t b = route_offset_[p.dst];
-  const uint32_t n = route_offset_[p.dst + 1] - b;
+  const uint16_t set = route_set_[p.dst];
+  const uint32_t b = set_offset_[set];
+  const uint32_t n = set_offset_[set + 1u] - b;
   if (n == 1) {
-    return route_next_[b];
+    return set_ports_[b];
   }
   // ECMP over the five-tuple: addresses, UDP ports (destination 4791; the source port is the flow's entropy)
   // and protocol, hashed with a per-switch seed so that tiers do not polarise.
   uint64_t key = (uint64_t{p.src} << 32 | p.dst) ^ (uint64_t{p.sport} << 16 | wire::kRoceUdpPort) * 0x9E37ULL ^
                  (uint64_t{17} << 56) ^ ecmp_seed_;
   const uint64_t h = splitmix64(key);
-  return route_next_[b + static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64)];
+  return set_ports_[b + static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64)];
 }
 
 int64_t Switch::drops_total() const {
@@ -240,28 +256,28 @@ bool Switch::admit(Packet* p) {
     return false;
   }
   const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
-  if (in.min_used[pg] + s <= params_.admission.reserved.count()) {
-    in.min_used[pg] += s;
+  if (in.pg[pg].min_used + s <= params_.admission.reserved.count()) {
+    in.pg[pg].min_used += s;
     p->charge = kChargeMin;
-  } else if (in.shared_used[pg] + s <= limit && shared_used_ + s <= shared_pool_ &&
-             !(lossless && in.hdrm_used[pg] > 0)) {
-    in.shared_used[pg] += s;
+  } else if (in.pg[pg].shared_used + s <= limit && shared_used_ + s <= shared_pool_ &&
+             !(lossless && in.pg[pg].hdrm_used > 0)) {
+    in.pg[pg].shared_used += s;
     shared_used_ += s;
     p->charge = kChargeShared;
   } else if (lossless) {
-    if (in.hdrm_used[pg] + s > in.headroom) {
+    if (in.pg[pg].hdrm_used + s > in.headroom) {
       drop(p, DropReason::kHeadroomOverflow);
       return false;
     }
-    in.hdrm_used[pg] += s;
-    in.cnt[pg].max_headroom = std::max(in.cnt[pg].max_headroom, in.hdrm_used[pg]);
+    in.pg[pg].hdrm_used += s;
+    in.cnt[pg].max_headroom = std::max(in.cnt[pg].max_headroom, in.pg[pg].hdrm_used);
     p->charge = kChargeHeadroom;
   } else {
     drop(p, DropReason::kSharedLimit);
     return false;
   }
   total_used_ += s;
-  if (lossless && !(in.xoff & (1u << pg)) && (in.hdrm_used[pg] > 0 || in.shared_used[pg] + max_frame_ > limit)) {
+  if (lossless && !(in.xoff & (1u << pg)) && (in.pg[pg].hdrm_used > 0 || in.pg[pg].shared_used + max_frame_ > limit)) {
     in.xoff |= static_cast<uint8_t>(1u << pg);
     in.pfc_pending |= static_cast<uint8_t>(1u << pg);
     try_send(p->in_port);
@@ -276,19 +292,20 @@ void Switch::release(Packet* p) {
   total_used_ -= s;
   switch (p->charge) {
     case kChargeMin:
-      in.min_used[pg] -= s;
+      in.pg[pg].min_used -= s;
       break;
     case kChargeShared:
-      in.shared_used[pg] -= s;
+      in.pg[pg].shared_used -= s;
       shared_used_ -= s;
       break;
     default:
-      in.hdrm_used[pg] -= s;
+      in.pg[pg].hdrm_used -= s;
   }
   if (in.xoff & (1u << pg)) {
     const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
-    const bool empty = in.shared_used[pg] == 0 && in.hdrm_used[pg] == 0;
-    if (empty || (in.hdrm_used[pg] == 0 && in.shared_used[pg] + params_.pfc.xon_offset.count() + max_frame_ <= limit)) {
+    const bool empty = in.pg[pg].shared_used == 0 && in.pg[pg].hdrm_used == 0;
+    if (empty ||
+        (in.pg[pg].hdrm_used == 0 && in.pg[pg].shared_used + params_.pfc.xon_offset.count() + max_frame_ <= limit)) {
       in.xoff &= static_cast<uint8_t>(~(1u << pg));
       in.pfc_pending |= static_cast<uint8_t>(1u << pg);
       try_send(p->in_port);

@@ -96,29 +96,34 @@ class Switch final : public Node {
     Packet* p;
     int32_t frame;
   };
+  // Ingress accounting of one priority group (= priority here): bytes held in each bucket.
+  struct IngressPg {
+    int64_t min_used = 0;
+    int64_t shared_used = 0;
+    int64_t hdrm_used = 0;
+  };
+  // Laid out by use: what every departing packet touches first (two cache lines), then the queue depths and
+  // queues, then ingress accounting, then what only PFC and the statistics touch.
   struct Port {
-    LinkEnd link;
-    std::array<Ring<Queued>, 8> q;
-    ClassView view;  // head sizes per class, kept current by enqueue and dequeue
-    std::array<int64_t, 8> qbytes{};
-    std::unique_ptr<Scheduler> sched;
-    std::unique_ptr<EcnMarker> ecn;  // this port's marking curve (depends on its rate with ecn.by_rate)
     // Serialising until busy_until. A kEvTxDone is scheduled only when something waits for the port then (a
     // queued packet or a PFC frame), so a port that goes idle costs no event.
     Time busy_until;
     bool txdone_pending = false;
     uint8_t pfc_pending = 0;  // priorities whose state must be signalled upstream
     uint8_t xoff = 0;         // priorities we have asked the upstream port to pause
+    ClassView view;           // head sizes per class, kept current by enqueue and dequeue
+    int64_t q_total = 0;      // frame bytes queued, all priorities (INT qlen)
+    int64_t tx_total = 0;     // frame bytes sent, all priorities (INT tx_bytes)
+    std::unique_ptr<Scheduler> sched;
+    std::unique_ptr<EcnMarker> ecn;  // this port's marking curve (depends on its rate with ecn.by_rate)
+    LinkEnd link;
+    std::array<int64_t, 8> qbytes{};
+    std::array<Ring<Queued>, 8> q;
+    std::array<IngressPg, 8> pg{};
+    int64_t headroom = 0;
     std::array<uint32_t, 8> refresh_gen{};
     int64_t pause_frames = 0;
-    int64_t tx_total = 0;  // frame bytes sent, all priorities (INT tx_bytes)
-    int64_t q_total = 0;   // frame bytes queued, all priorities (INT qlen)
     int64_t resume_frames = 0;
-    // Ingress accounting per priority group (= priority here).
-    std::array<int64_t, 8> min_used{};
-    std::array<int64_t, 8> shared_used{};
-    std::array<int64_t, 8> hdrm_used{};
-    int64_t headroom = 0;
     std::array<PortPrioCounters, 8> cnt{};
   };
   enum Charge : uint8_t { kChargeMin = 0, kChargeShared = 1, kChargeHeadroom = 2 };
@@ -146,8 +151,9 @@ class Switch final : public Node {
   Rng rng_;
   std::vector<Port> ports_;
   std::vector<PauseState> pause_states_;
-  std::vector<uint32_t> route_offset_;
-  std::vector<uint16_t> route_next_;
+  std::vector<uint16_t> route_set_;   // per destination host: its next-hop set
+  std::vector<uint32_t> set_offset_;  // set s is set_ports_[set_offset_[s] .. set_offset_[s + 1])
+  std::vector<uint16_t> set_ports_;
   uint64_t ecmp_seed_ = 0;
   int64_t shared_pool_ = 0;
   int64_t shared_used_ = 0;
