@@ -21,8 +21,10 @@ namespace rocesim {
 // never schedules into the past). Storage grows and is kept, so a steady state allocates nothing.
 class CalendarQueue {
  public:
-  // Bucket width 2^12 ps (4.1 ns) and 4,096 buckets: a horizon of 16.8 us, several link delays. At 20,000
-  // events per simulated microsecond (a 1,024-host fat-tree under load) a bucket sorts about 80 events.
+  // Bucket width 2^10 ps (1.02 ns) and 2,048 buckets: a horizon of 2.1 us, a link delay plus a frame with room
+  // to spare; later events (timers) wait in the heap. At 20,000 events per simulated microsecond (a 1,024-host
+  // fat-tree under load) a bucket sorts about 20 events. Measured with bench/event_queue_bench.cpp and the suite
+  // (docs/performance.md).
   static constexpr int kShift = 10;
   static constexpr size_t kBuckets = 2048;
 
@@ -64,6 +66,11 @@ class CalendarQueue {
     if (e.arg > (uint64_t{1} << 32)) {
       __builtin_prefetch(reinterpret_cast<const void*>(e.arg));
     }
+  }
+
+  // The event `k` places after the next one to pop, if the open bucket holds it (else nullptr).
+  const Event* ahead(size_t k) const {
+    return cur_sorted_.size() > k ? &cur_sorted_[cur_sorted_.size() - 1 - k] : nullptr;
   }
 
   Event pop() {

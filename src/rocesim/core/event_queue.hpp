@@ -14,6 +14,10 @@ namespace rocesim {
 class EventHandler {
  public:
   virtual void handle_event(uint32_t kind, uint64_t arg) = 0;
+  // Called a couple of events before handle_event(kind, arg) runs (not always, and never with other effects):
+  // a handler may start loading the memory that event will touch. Contract: only prefetches; reads nothing that
+  // could change and changes nothing, so results never depend on it.
+  virtual void prefetch(uint32_t kind, uint64_t arg) const {}
 
  protected:
   ~EventHandler() = default;

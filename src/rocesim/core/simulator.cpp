@@ -11,6 +11,11 @@ bool Simulator::run(Time stop, const std::function<void(const RunProgress&)>& pr
       return false;
     }
     const Event e = queue_.pop();
+    // Second stage of the prefetch pipeline: the queue loaded the handler and packet of this event six events
+    // ago; two events ahead, the handler can follow pointers from them (e.g. to the ports a packet will use).
+    if (const Event* n = queue_.ahead(3)) {
+      n->handler->prefetch(n->kind(), n->arg);
+    }
     now_ = e.t;
     ++events_;
     e.handler->handle_event(e.kind(), e.arg);

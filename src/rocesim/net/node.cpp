@@ -10,6 +10,8 @@ void Channel::handle_event(uint32_t, uint64_t) {
   peer_->arrive(p);
 }
 
+void Channel::prefetch(uint32_t, uint64_t arg) const { peer_->prefetch_arrival(*reinterpret_cast<const Packet*>(arg)); }
+
 void Node::handle_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kEvArrive:

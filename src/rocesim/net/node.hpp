@@ -103,6 +103,7 @@ class Channel final : public EventHandler {
     }
   }
   void handle_event(uint32_t, uint64_t) override;
+  void prefetch(uint32_t, uint64_t arg) const override;
 
  private:
   struct InFlight {
@@ -138,6 +139,8 @@ class Node : public EventHandler {
   void handle_event(uint32_t kind, uint64_t arg) final;
   // A frame's last bit has arrived on port p->in_port.
   void arrive(Packet* p) { receive(p); }
+  // `p` will arrive soon: start loading what receiving it touches (see EventHandler::prefetch).
+  virtual void prefetch_arrival(const Packet& p) const {}
 
  protected:
   virtual void receive(Packet* p) = 0;

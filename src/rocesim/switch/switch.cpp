@@ -221,6 +221,27 @@ int64_t Switch::queued_packets() const {
   return n;
 }
 
+void Switch::prefetch_arrival(const Packet& p) const {
+  if (p.kind == PacketKind::kPfc) {
+    return;
+  }
+  const int prio = dscp_to_prio_[p.dscp & 63];
+  __builtin_prefetch(&ports_[p.in_port].pg[prio]);
+  const Port& out = ports_[route(p)];
+  __builtin_prefetch(&out);
+  __builtin_prefetch(reinterpret_cast<const char*>(&out) + 64);
+  __builtin_prefetch(&out.q[prio]);
+  __builtin_prefetch(&out.cnt[prio]);
+}
+
+void Switch::prefetch(uint32_t kind, uint64_t arg) const {
+  if (kind == kEvTxDone) {
+    const Port& port = ports_[arg];
+    __builtin_prefetch(&port);
+    __builtin_prefetch(reinterpret_cast<const char*>(&port) + 64);
+  }
+}
+
 void Switch::receive(Packet* p) {
   if (p->kind == PacketKind::kPfc) {
     const uint16_t port = p->in_port;
