@@ -10,7 +10,10 @@ void Channel::handle_event(uint32_t, uint64_t) {
   peer_->arrive(p);
 }
 
-void Channel::prefetch(uint32_t, uint64_t arg) const { peer_->prefetch_arrival(*reinterpret_cast<const Packet*>(arg)); }
+void Channel::prefetch(uint32_t, uint64_t arg) const {
+  __builtin_prefetch(&q_.front());  // the ring is a separate allocation from the channel
+  peer_->prefetch_arrival(*reinterpret_cast<const Packet*>(arg));
+}
 
 void Node::handle_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
