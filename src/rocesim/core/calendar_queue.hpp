@@ -28,9 +28,13 @@ class CalendarQueue {
   static constexpr int kShift = 10;
   static constexpr size_t kBuckets = 2048;
 
-  CalendarQueue() : buckets_(kBuckets) {}
+  CalendarQueue() { heads_.fill(kNil); }
 
-  void reserve(size_t n) { far_.reserve(n / 16); }
+  void reserve(size_t n) {
+    nodes_.reserve(n);
+    next_.reserve(n);
+    far_.reserve(n / 16);
+  }
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
 
@@ -40,7 +44,17 @@ class CalendarQueue {
     const uint64_t b = bucket_of(t);
     if ((b > cur_ || !open_) && b < cur_ + kBuckets) [[likely]] {
       const size_t slot = b & (kBuckets - 1);
-      buckets_[slot].push_back(e);
+      uint32_t id = free_;
+      if (id != kNil) [[likely]] {
+        free_ = next_[id];
+        nodes_[id] = e;
+      } else {
+        id = static_cast<uint32_t>(nodes_.size());
+        nodes_.push_back(e);
+        next_.push_back(kNil);
+      }
+      next_[id] = heads_[slot];
+      heads_[slot] = id;
       bitmap_[slot >> 6] |= uint64_t{1} << (slot & 63);
       return;
     }
@@ -120,7 +134,14 @@ class CalendarQueue {
     open_ = true;
     const size_t slot = cur_ & (kBuckets - 1);
     if (bitmap_[slot >> 6] & (uint64_t{1} << (slot & 63))) {
-      cur_sorted_.swap(buckets_[slot]);  // the bucket keeps the (empty) buffer of the last one: no allocation
+      for (uint32_t id = heads_[slot]; id != kNil;) {
+        cur_sorted_.push_back(nodes_[id]);
+        const uint32_t after = next_[id];
+        next_[id] = free_;  // freed nodes are reused first, while they are still in cache
+        free_ = id;
+        id = after;
+      }
+      heads_[slot] = kNil;
       bitmap_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
     }
     while (!far_.empty() && bucket_of(far_.top().t) == cur_) {
@@ -147,7 +168,14 @@ class CalendarQueue {
     return UINT64_MAX;
   }
 
-  std::vector<std::vector<Event>> buckets_;
+  // The wheel: bucket lists threaded through one pool of event nodes. A push writes a node just freed by the
+  // last bucket opened (still in cache) instead of appending to a per-bucket array last touched a whole wheel
+  // turn ago.
+  static constexpr uint32_t kNil = UINT32_MAX;
+  std::vector<Event> nodes_;
+  std::vector<uint32_t> next_;  // per node: the next in its bucket, or in the free list
+  uint32_t free_ = kNil;
+  std::array<uint32_t, kBuckets> heads_;
   std::array<uint64_t, kBuckets / 64> bitmap_{};
   std::vector<Event> cur_sorted_;  // the open bucket, latest first
   std::vector<Event> late_;        // pushed into the open bucket after it was sorted: a min-heap
