@@ -67,8 +67,10 @@ struct alignas(64) Packet {
   // ACK/NAK only: how many data packets it covers and how many of those arrived CE-marked (ECN echo, for DCTCP).
   uint16_t ack_pkts = 0;
   uint16_t ack_ce = 0;
-  Time sent;                 // when the source NIC started sending it
-  Time echo;                 // ACK/NAK only: the send time of the data packet it answers
+  // Data, READ request, CNP: when the source NIC started sending it. ACK/NAK: the send time of the data packet
+  // it answers (echoed, for the RTT).
+  Time sent;
+  Packet* next = nullptr;    // the packet behind it in the queue that holds it (switch egress queues)
   PacketExt* ext = nullptr;  // telemetry or PFC fields, from PacketPool::ext(); nullptr if none
 
   static constexpr uint8_t kFlagLast = 1;    // last packet of a message

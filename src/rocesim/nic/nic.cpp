@@ -197,12 +197,13 @@ void Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t
   if (kind == PacketKind::kCnp) {
     c->opcode = wire::kCnp;
     c->frame = wire::kCnpFrame;
+    c->sent = sim_.now();
     c->priority = static_cast<uint8_t>(p_.cnp_priority);
     ++cnt_.cnps_sent;
   } else {
     c->opcode = wire::kAcknowledge;
     c->frame = wire::kAckFrame;
-    c->echo = about.sent;
+    c->sent = about.sent;  // echoed
     if (telemetry_) {
       c->frame = static_cast<uint16_t>(c->frame + kIntHeaderBytes);
       if (about.int_hops() > 0) {
@@ -215,7 +216,6 @@ void Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t
     ++(kind == PacketKind::kNak ? cnt_.naks_sent : cnt_.acks_sent);
   }
   c->dscp = prio_to_dscp_[c->priority];
-  c->sent = sim_.now();
   ++cnt_.ctrl_sent;
   ctrl_[c->priority].push(c);
   ctrl_ready_ |= static_cast<uint8_t>(1u << c->priority);
@@ -508,7 +508,7 @@ void Nic::on_ack(Packet* p) {
     info.acked_packets = q.acked;
     info.packets = p->ack_pkts;
     info.ce_packets = p->ack_ce;
-    info.rtt = sim_.now() - p->echo;
+    info.rtt = sim_.now() - p->sent;
     info.int_hops = p->int_hops();
     info.telemetry = p->telemetry();
     q.cc->on_ack(sim_.now(), info);

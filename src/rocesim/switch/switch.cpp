@@ -215,7 +215,7 @@ int64_t Switch::queued_packets() const {
   int64_t n = 0;
   for (const auto& port : ports_) {
     for (const auto& q : port.q) {
-      n += static_cast<int64_t>(q.size());
+      n += q.size;
     }
   }
   return n;
@@ -344,11 +344,17 @@ void Switch::enqueue(Packet* p) {
     }
     p->ecn = wire::kCe;
   }
-  if (port.q[c].empty()) {
+  Fifo& q = port.q[c];
+  p->next = nullptr;
+  if (q.tail) {
+    q.tail->next = p;
+  } else {
+    q.head = p;
     port.view.head_bytes[c] = p->frame;
     port.view.nonempty |= static_cast<uint8_t>(1u << c);
   }
-  port.q[c].push(Queued{p, p->frame});
+  q.tail = p;
+  ++q.size;
   port.qbytes[c] += p->frame;
   port.q_total += p->frame;
   port.cnt[c].max_queue = std::max(port.cnt[c].max_queue, port.qbytes[c]);
@@ -395,20 +401,29 @@ void Switch::try_send(uint16_t out) {
     wake_when_free(out);
     return;
   }
+  for (uint8_t m = port.stale; m; m &= static_cast<uint8_t>(m - 1)) {
+    const int s = __builtin_ctz(m);
+    port.view.head_bytes[s] = port.q[s].head->frame;
+  }
+  port.stale = 0;
   port.view.blocked = pause_states_[out].paused_mask(sim_.now());
   const int c = port.sched->pick(port.view);
   if (c < 0) {
     return;
   }
-  Packet* p = port.q[c].pop().p;
-  if (port.q[c].empty()) {
+  Fifo& q = port.q[c];
+  Packet* p = q.head;
+  q.head = p->next;
+  --q.size;
+  if (!q.head) {
+    q.tail = nullptr;
     port.view.head_bytes[c] = 0;
     port.view.nonempty &= static_cast<uint8_t>(~(1u << c));
   } else {
-    port.view.head_bytes[c] = port.q[c].front().frame;
-    // The next packet of this class is likely the next to leave; start loading it now, a serialisation time
-    // before it is needed.
-    __builtin_prefetch(port.q[c].front().p);
+    // The next packet of this class is likely the next to leave: start loading it now, a serialisation time
+    // before its size is needed.
+    __builtin_prefetch(q.head);
+    port.stale |= static_cast<uint8_t>(1u << c);
   }
   port.qbytes[c] -= p->frame;
   port.q_total -= p->frame;

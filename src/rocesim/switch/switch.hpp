@@ -8,7 +8,6 @@
 
 #include "rocesim/core/params.hpp"
 #include "rocesim/net/node.hpp"
-#include "rocesim/net/ring.hpp"
 #include "rocesim/switch/buffer.hpp"
 #include "rocesim/switch/ecn.hpp"
 #include "rocesim/switch/scheduler.hpp"
@@ -91,10 +90,12 @@ class Switch final : public Node {
  private:
   enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh };
 
-  // A queued packet with its size, so that the scheduler sees head sizes without touching the packets.
-  struct Queued {
-    Packet* p;
-    int32_t frame;
+  // One class's egress queue, linked through the packets (Packet::next): no queue memory besides the packets,
+  // which are touched anyway, and the packet behind the one leaving is known, so it can be prefetched.
+  struct Fifo {
+    Packet* head = nullptr;
+    Packet* tail = nullptr;
+    uint32_t size = 0;
   };
   // Ingress accounting of one priority group (= priority here): bytes held in each bucket.
   struct IngressPg {
@@ -118,7 +119,10 @@ class Switch final : public Node {
     std::unique_ptr<EcnMarker> ecn;  // this port's marking curve (depends on its rate with ecn.by_rate)
     LinkEnd link;
     std::array<int64_t, 8> qbytes{};
-    std::array<Ring<Queued>, 8> q;
+    std::array<Fifo, 8> q;
+    // Classes whose view.head_bytes is stale: the new head's size is read at the next dequeue decision (a
+    // serialisation time later, after a prefetch) rather than at once, which would wait for memory.
+    uint8_t stale = 0;
     std::array<IngressPg, 8> pg{};
     int64_t headroom = 0;
     std::array<uint32_t, 8> refresh_gen{};
