@@ -11,6 +11,7 @@
 
 #include "rocesim/core/error.hpp"
 #include "rocesim/core/params.hpp"
+#include "rocesim/core/text.hpp"
 #include "rocesim/core/units.hpp"
 
 namespace rocesim {
@@ -49,11 +50,7 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
   std::map<std::string, Entry> kv;
   std::string line;
   int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (auto h = line.find('#'); h != std::string::npos) {
-      line.resize(h);
-    }
+  while (next_content_line(in, line, lineno, '#')) {
     std::istringstream ss(line);
     std::string key;
     if (!(ss >> key)) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "rocesim/core/text.hpp"
 #include "rocesim/topology/topology.hpp"
 
 namespace rocesim {
@@ -35,11 +36,7 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
   std::vector<int> degree;
   std::string line;
   int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (auto h = line.find('#'); h != std::string::npos) {
-      line.resize(h);
-    }
+  while (next_content_line(in, line, lineno, '#')) {
     std::istringstream ss(line);
     std::string kw;
     if (!(ss >> kw)) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "rocesim/core/text.hpp"
 #include "rocesim/topology/topology.hpp"
 
 namespace rocesim {
@@ -22,23 +23,12 @@ struct HpccTopoParams {
     return s;
   }
 };
-
-// The next line with content, its number in `lineno`.
-bool next_line(std::istream& in, std::string& line, int& lineno) {
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.find_first_not_of(" \t\r") != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
 }  // namespace
 
 TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
   std::string line;
   int lineno = 0;
-  if (!next_line(in, line, lineno)) {
+  if (!next_content_line(in, line, lineno)) {
     throw InputError(f, 1, "header", "empty file; expected 'node_num switch_num link_num'");
   }
   int64_t nodes = -1, switches = -1, links = -1;
@@ -55,7 +45,7 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
     int64_t id = 0;
     std::string rest;
     if (switches > 0) {
-      if (!next_line(in, line, lineno)) {
+      if (!next_content_line(in, line, lineno)) {
         throw InputError(f, lineno + 1, "switches", "missing the line of switch ids");
       }
       std::istringstream ss(line);
@@ -86,7 +76,7 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
   }
   bool lossy_links = false;
   for (int64_t k = 0; k < links; ++k) {
-    if (!next_line(in, line, lineno)) {
+    if (!next_content_line(in, line, lineno)) {
       throw InputError(f, lineno, "links",
                        "the header says " + std::to_string(links) + " links, the file has " + std::to_string(k));
     }
@@ -120,7 +110,7 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
     lossy_links = lossy_links || err > 0;
     g.add_link(static_cast<int>(a), static_cast<int>(b), r, d);
   }
-  if (next_line(in, line, lineno)) {
+  if (next_content_line(in, line, lineno)) {
     throw InputError(f, lineno, "links",
                      "more lines than the " + std::to_string(links) + " links the header announces");
   }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "rocesim/core/text.hpp"
 #include "rocesim/core/units.hpp"
 
 namespace rocesim {
@@ -51,11 +52,7 @@ FlowSizeCdf FlowSizeCdf::load(const std::string& name_or_path, const std::string
   std::vector<std::pair<double, double>> pts;
   std::string line;
   int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (auto h = line.find('#'); h != std::string::npos) {
-      line.resize(h);
-    }
+  while (next_content_line(in, line, lineno, '#')) {
     std::istringstream ss(line);
     double x = 0, y = 0;
     if (!(ss >> x)) {

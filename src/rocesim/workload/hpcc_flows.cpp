@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "rocesim/core/text.hpp"
 #include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
@@ -20,23 +21,13 @@ struct HpccFlowParams {
     return s;
   }
 };
-
-bool next_line(std::istream& in, std::string& line, int& lineno) {
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.find_first_not_of(" \t\r") != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
 }  // namespace
 
 std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& f, const std::vector<int>& node_host) {
   std::string line;
   int lineno = 0;
   int64_t count = -1;
-  if (!next_line(in, line, lineno) || !(std::istringstream(line) >> count) || count < 0) {
+  if (!next_content_line(in, line, lineno) || !(std::istringstream(line) >> count) || count < 0) {
     throw InputError(f, std::max(lineno, 1), "header", "expected the number of flows on the first line");
   }
   std::vector<FlowSpec> flows;
@@ -52,7 +43,7 @@ std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& f, co
     return static_cast<uint32_t>(node_host[static_cast<size_t>(id)]);
   };
   for (int64_t k = 0; k < count; ++k) {
-    if (!next_line(in, line, lineno)) {
+    if (!next_content_line(in, line, lineno)) {
       throw InputError(f, lineno, "flows",
                        "the first line says " + std::to_string(count) + " flows, the file has " + std::to_string(k));
     }
@@ -86,7 +77,7 @@ std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& f, co
     fl.start = Time::ps(std::llround(start * 1e12));
     flows.push_back(fl);
   }
-  if (next_line(in, line, lineno)) {
+  if (next_content_line(in, line, lineno)) {
     throw InputError(f, lineno, "flows", "more lines than the " + std::to_string(count) + " flows announced");
   }
   return flows;
