@@ -12,7 +12,7 @@ bool Simulator::run(Time stop, const std::function<void(const RunProgress&)>& pr
     }
     const Event e = queue_.pop();
     // Second stage of the prefetch pipeline: the queue loaded the handler and packet of this event six events
-    // ago; two events ahead, the handler can follow pointers from them (e.g. to the ports a packet will use).
+    // ago; three events ahead, the handler can follow pointers from them (e.g. to the ports a packet will use).
     if (const Event* n = queue_.ahead(3)) {
       n->handler->prefetch(n->kind(), n->arg);
     }
