@@ -96,12 +96,11 @@ namespace rocesim {
 // The calendar queue must pop exactly what the heap pops, in the same order, under the simulator's pattern of use:
 // pushes interleaved with pops, never earlier than the last pop, many ties, some into the bucket being drained,
 // some beyond the wheel's horizon, and gaps longer than the horizon with nothing due.
-TEST(CalendarQueue, PopsTheSameSequenceAsTheHeapUnderInterleavedPushes) {
-  CalendarQueue cal;
+static void expect_same_sequence_as_heap(CalendarQueue& cal) {
   EventQueue heap;
   Rng rng(11, "calendar");
   Recorder r;
-  const int64_t horizon = int64_t{CalendarQueue::kBuckets} << CalendarQueue::kShift;
+  const int64_t horizon = static_cast<int64_t>(cal.buckets()) << CalendarQueue::kShift;
   int64_t now = 0;
   uint64_t id = 0;
   auto push_both = [&](int64_t t) {
@@ -149,6 +148,34 @@ TEST(CalendarQueue, PopsTheSameSequenceAsTheHeapUnderInterleavedPushes) {
   EXPECT_GT(popped, 100'000u);
   EXPECT_GT(far, 1000u);
   EXPECT_GT(same_time, 1000u);
+}
+
+TEST(CalendarQueue, PopsTheSameSequenceAsTheHeapUnderInterleavedPushes) {
+  CalendarQueue cal;
+  expect_same_sequence_as_heap(cal);
+}
+
+TEST(CalendarQueue, AWiderWheelPopsTheSameSequenceAsTheHeap) {
+  CalendarQueue cal;
+  cal.ensure_horizon(Time::us(30));
+  ASSERT_EQ(cal.buckets(), 32768u);  // 30 us / 1.024 ns = 29,297 buckets, rounded up to a power of two
+  expect_same_sequence_as_heap(cal);
+}
+
+TEST(CalendarQueue, TheWheelWidensOnlyWhileEmptyAndNeverNarrows) {
+  CalendarQueue q;
+  EXPECT_EQ(q.buckets(), CalendarQueue::kMinBuckets);
+  q.ensure_horizon(Time::ns(100));
+  EXPECT_EQ(q.buckets(), CalendarQueue::kMinBuckets);
+  Recorder r;
+  q.push(Time::us(1), &r, 0, 1);
+  q.ensure_horizon(Time::us(10));  // events are pending: their slots would move
+  EXPECT_EQ(q.buckets(), CalendarQueue::kMinBuckets);
+  q.pop();
+  q.ensure_horizon(Time::us(10));
+  EXPECT_EQ(q.buckets(), 16384u);  // 10 us / 1.024 ns = 9,766
+  q.ensure_horizon(Time::ms(100));
+  EXPECT_EQ(q.buckets(), CalendarQueue::kMaxBuckets);
 }
 
 TEST(CalendarQueue, TopIsThePopAndPushesAfterAPeekStillComeFirst) {

@@ -10,6 +10,7 @@
 #include "rocesim/switch/ecn.hpp"
 
 namespace rocesim {
+using test::make_sim;
 using test::run_sim;
 using test::sum_ports;
 
@@ -52,6 +53,20 @@ TEST(Pfc, LosslessIncastPausesSendersDropsNothingAndKeepsTheReceiverLinkBusy) {
   EXPECT_GE(last, busy);
   EXPECT_LE(last.ps(), busy.ps() * 101 / 100 + Time::us(10).ps());
   expect_conserved(net);
+}
+
+TEST(Links, TheEventWheelReachesTwiceTheLongestLinkAndFrameAndLongLinksStillDeliverEverything) {
+  // 20 us links: reach = 20 us + 4194 wire bytes at 100 Gb/s (335.52 ns); doubled, 40.671 us = 39,718 buckets of
+  // 1.024 ns, rounded up to 65,536 buckets (67.1 us).
+  auto s = run_sim(kIncast, {"topology.host_link={rate: 100Gbps, delay: 20us}"});
+  EXPECT_EQ(s->sim().horizon(), Time::ps(int64_t{65536} << 10));
+  EXPECT_EQ(s->net().flows().remaining(), 0);
+  expect_conserved(s->net());
+  // 1 us links: 2 x 1.33552 us = 2,609 buckets, rounded up to 4,096.
+  EXPECT_EQ(make_sim(kIncast)->sim().horizon(), Time::ps(int64_t{4096} << 10));
+  // A 10 ns star with 1000-byte frames needs less than the smallest wheel, which stays (2,048 buckets).
+  EXPECT_EQ(make_sim(kIncast, {"topology.host_link={rate: 100Gbps, delay: 10ns}", "nic.mtu=1000"})->sim().horizon(),
+            Time::ps(int64_t{2048} << 10));
 }
 
 TEST(Pfc, WithoutPfcASmallBufferDrops) {

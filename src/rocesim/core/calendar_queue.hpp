@@ -8,7 +8,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -21,14 +20,29 @@ namespace rocesim {
 // never schedules into the past). Storage grows and is kept, so a steady state allocates nothing.
 class CalendarQueue {
  public:
-  // Bucket width 2^10 ps (1.02 ns) and 2,048 buckets: a horizon of 2.1 us, a link delay plus a frame with room
-  // to spare; later events (timers) wait in the heap. At 20,000 events per simulated microsecond (a 1,024-host
-  // fat-tree under load) a bucket sorts about 20 events. Measured with bench/event_queue_bench.cpp and the suite
-  // (docs/performance.md).
+  // Bucket width 2^10 ps (1.02 ns) and by default 2,048 buckets: a horizon of 2.1 us, a link delay plus a frame
+  // with room to spare; later events (timers) wait in the heap. At 20,000 events per simulated microsecond (a
+  // 1,024-host fat-tree under load) a bucket sorts about 20 events. Measured with bench/event_queue_bench.cpp and
+  // the suite (docs/performance.md).
   static constexpr int kShift = 10;
-  static constexpr size_t kBuckets = 2048;
+  static constexpr size_t kMinBuckets = 2048;
+  static constexpr size_t kMaxBuckets = size_t{1} << 20;  // 1.07 ms; 4 MiB of list heads
 
-  CalendarQueue() { heads_.fill(kNil); }
+  CalendarQueue() { resize(kMinBuckets); }
+
+  // Widens the wheel (while the queue is empty) so that events up to `span` ahead of the clock skip the heap: the
+  // network asks for its longest link delay plus a frame, so that every arrival lands on the wheel.
+  void ensure_horizon(Time span) {
+    const auto want = static_cast<uint64_t>(std::max<int64_t>(span.ps(), 0) >> kShift) + 1;
+    size_t n = buckets_;
+    while (n < want && n < kMaxBuckets) {
+      n *= 2;
+    }
+    if (n != buckets_ && empty()) {
+      resize(n);
+    }
+  }
+  size_t buckets() const { return buckets_; }
 
   void reserve(size_t n) {
     nodes_.reserve(n);
@@ -42,8 +56,8 @@ class CalendarQueue {
     const Event e{t, (next_seq_++ << 16) | (kind & 0xFFFF), h, arg};
     ++size_;
     const uint64_t b = bucket_of(t);
-    if ((b > cur_ || !open_) && b < cur_ + kBuckets) [[likely]] {
-      const size_t slot = b & (kBuckets - 1);
+    if ((b > cur_ || !open_) && b < cur_ + buckets_) [[likely]] {
+      const size_t slot = b & mask_;
       uint32_t id = free_;
       if (id != kNil) [[likely]] {
         free_ = next_[id];
@@ -132,7 +146,7 @@ class CalendarQueue {
     }
     cur_ = next;
     open_ = true;
-    const size_t slot = cur_ & (kBuckets - 1);
+    const size_t slot = cur_ & mask_;
     if (bitmap_[slot >> 6] & (uint64_t{1} << (slot & 63))) {
       for (uint32_t id = heads_[slot]; id != kNil;) {
         cur_sorted_.push_back(nodes_[id]);
@@ -155,11 +169,11 @@ class CalendarQueue {
   }
 
   // The first non-empty bucket after the open one (or from cur_ before the first pop), or UINT64_MAX. The wheel
-  // holds buckets cur_ .. cur_ + kBuckets - 1, each in slot (bucket mod kBuckets); the bitmap marks non-empty
+  // holds buckets cur_ .. cur_ + buckets_ - 1, each in slot (bucket mod buckets_); the bitmap marks non-empty
   // slots, scanned a 64-bit word at a time.
   uint64_t next_wheel_bucket() const {
-    for (uint64_t b = open_ ? cur_ + 1 : cur_; b < cur_ + kBuckets;) {
-      const size_t slot = b & (kBuckets - 1);
+    for (uint64_t b = open_ ? cur_ + 1 : cur_; b < cur_ + buckets_;) {
+      const size_t slot = b & mask_;
       if (const uint64_t word = bitmap_[slot >> 6] >> (slot & 63)) {
         return b + static_cast<uint64_t>(__builtin_ctzll(word));
       }
@@ -172,11 +186,19 @@ class CalendarQueue {
   // last bucket opened (still in cache) instead of appending to a per-bucket array last touched a whole wheel
   // turn ago.
   static constexpr uint32_t kNil = UINT32_MAX;
+  void resize(size_t n) {
+    buckets_ = n;
+    mask_ = n - 1;
+    heads_.assign(n, kNil);
+    bitmap_.assign(n / 64, 0);
+  }
   std::vector<Event> nodes_;
   std::vector<uint32_t> next_;  // per node: the next in its bucket, or in the free list
   uint32_t free_ = kNil;
-  std::array<uint32_t, kBuckets> heads_;
-  std::array<uint64_t, kBuckets / 64> bitmap_{};
+  size_t buckets_ = 0;  // a power of two
+  size_t mask_ = 0;
+  std::vector<uint32_t> heads_;
+  std::vector<uint64_t> bitmap_;
   std::vector<Event> cur_sorted_;  // the open bucket, latest first
   std::vector<Event> late_;        // pushed into the open bucket after it was sorted: a min-heap
   BasicEventQueue<4> far_;         // beyond the horizon when pushed

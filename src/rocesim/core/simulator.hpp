@@ -29,6 +29,11 @@ class Simulator {
   uint64_t events() const { return events_; }
   size_t pending() const { return queue_.size(); }
 
+  // Before the run: keep events up to `span` ahead on the event wheel (see CalendarQueue::ensure_horizon).
+  void ensure_horizon(Time span) { queue_.ensure_horizon(span); }
+  // How far ahead of the clock events go on the wheel rather than into the heap.
+  Time horizon() const { return Time::ps(static_cast<int64_t>(queue_.buckets()) << CalendarQueue::kShift); }
+
   void at(Time t, EventHandler* h, uint32_t kind, uint64_t arg = 0) { queue_.push(t, h, kind, arg); }
   void after(Time d, EventHandler* h, uint32_t kind, uint64_t arg = 0) { queue_.push(now_ + d, h, kind, arg); }
 

@@ -61,8 +61,7 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
                            "' are linked directly; hosts attach to switches");
     }
     for (int e = 0; e < 2; ++e) {
-      channels_.push_back(std::make_unique<Channel>(sim, node[1 - e]));
-      const LinkEnd end{node[1 - e], port[1 - e], l.rate, l.delay, channels_.back().get()};
+      const LinkEnd end{node[1 - e], port[1 - e], l.rate, l.delay};
       if (node_switch_[ends[e]] >= 0) {
         switches_[node_switch_[ends[e]]]->link(port[e]) = end;
       } else {
@@ -79,6 +78,12 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
   for (auto& s : switches_) {
     s->finalize(scenario_file);
   }
+  // The event wheel should hold every arrival: a link's delay plus the largest frame's serialisation.
+  Time reach;
+  for (const TopoLink& l : g.links) {
+    reach = std::max(reach, l.delay + l.rate.tx_time(Bytes(wire::on_wire(static_cast<int>(max_frame.count())))));
+  }
+  sim_.ensure_horizon(reach * 2);
   build_routes(scenario_file);
   flows_.on_finish([this](uint32_t id) {
     if (id < dependents_.size()) {

@@ -69,8 +69,7 @@ class Network {
   Rng rng_;
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::unique_ptr<Nic>> nics_;
-  std::vector<std::unique_ptr<Channel>> channels_;  // one per link direction
-  std::vector<int> node_switch_;                    // graph node -> switch index, or -1 for hosts
+  std::vector<int> node_switch_;  // graph node -> switch index, or -1 for hosts
   std::vector<std::pair<Switch*, uint16_t>> host_attach_;
   std::array<uint8_t, 8> prio_to_dscp_{};
   std::vector<std::vector<uint32_t>> dependents_;  // per flow: flows that start when it finishes

@@ -2,19 +2,6 @@
 
 namespace rocesim {
 
-void Channel::handle_event(uint32_t, uint64_t) {
-  Packet* p = q_.pop().p;
-  if (!q_.empty()) {
-    sim_.at(q_.front().arrive, this, 0, reinterpret_cast<uint64_t>(q_.front().p));
-  }
-  peer_->arrive(p);
-}
-
-void Channel::prefetch(uint32_t, uint64_t arg) const {
-  __builtin_prefetch(&q_.front());  // the ring is a separate allocation from the channel
-  peer_->prefetch_arrival(*reinterpret_cast<const Packet*>(arg));
-}
-
 void Node::handle_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kEvArrive:

@@ -9,7 +9,6 @@
 
 #include "rocesim/core/simulator.hpp"
 #include "rocesim/net/packet.hpp"
-#include "rocesim/net/ring.hpp"
 
 namespace rocesim {
 
@@ -23,15 +22,12 @@ enum NodeEvent : uint32_t {
   kNodeEventBase = 16,
 };
 
-class Channel;
-
 // One direction of a full-duplex link, as seen from the sending port.
 struct LinkEnd {
   Node* peer = nullptr;
   uint16_t peer_port = 0;
   Rate rate;
   Time delay;
-  Channel* channel = nullptr;  // the frames in flight on this direction (set once the network is wired)
 };
 
 // The egress side of a port as far as PFC is concerned (IEEE 802.1Qbb): per priority, when the last received
@@ -85,36 +81,6 @@ class PfcObserver {
   ~PfcObserver() = default;
 };
 
-// The frames in flight on one direction of a link, delivered in order. A link is FIFO, so one pending event (for
-// the frame at the head) serves however many frames are on the wire: the event queue holds one event per busy
-// link direction instead of one per frame in flight.
-// The arrival times live in the ring, not in the packets, so that scheduling the next arrival does not touch
-// (and wait for) a packet that is still on the wire; the event's argument is the packet, which the run loop
-// prefetches.
-// Contract: push() is called by the sending node with non-decreasing arrival times.
-class Channel final : public EventHandler {
- public:
-  Channel(Simulator& sim, Node* peer) : sim_(sim), peer_(peer) {}
-  void push(Packet* p, Time arrive) {
-    const bool idle = q_.empty();
-    q_.push(InFlight{arrive, p});
-    if (idle) {
-      sim_.at(arrive, this, 0, reinterpret_cast<uint64_t>(p));
-    }
-  }
-  void handle_event(uint32_t, uint64_t) override;
-  void prefetch(uint32_t, uint64_t arg) const override;
-
- private:
-  struct InFlight {
-    Time arrive;
-    Packet* p;
-  };
-  Simulator& sim_;
-  Node* peer_;
-  Ring<InFlight> q_;
-};
-
 // Base of switches and NICs.
 // Contract: a node only touches its own state; it reaches other nodes only by send(), which schedules the
 // frame's arrival at the peer. Packets handed to send() belong to the peer from then on.
@@ -137,10 +103,6 @@ class Node : public EventHandler {
   }
 
   void handle_event(uint32_t kind, uint64_t arg) final;
-  // A frame's last bit has arrived on port p->in_port.
-  void arrive(Packet* p) { receive(p); }
-  // `p` will arrive soon: start loading what receiving it touches (see EventHandler::prefetch).
-  virtual void prefetch_arrival(const Packet& p) const {}
 
  protected:
   virtual void receive(Packet* p) = 0;
@@ -157,11 +119,9 @@ class Node : public EventHandler {
     }
     const Time end = sim_.now() + link.rate.tx_time(Bytes(p->wire_bytes()));
     p->in_port = link.peer_port;
-    if (link.channel) {
-      link.channel->push(p, end + link.delay);
-    } else {
-      sim_.at(end + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
-    }
+    // One event per frame in flight, for the peer itself: the calendar queue's cost does not grow with the
+    // number of pending events, and a link is FIFO by construction (arrivals are serialisation times apart).
+    sim_.at(end + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
     return end;
   }
   // transmit(), then kEvTxDone when the port is free again.

@@ -221,21 +221,23 @@ int64_t Switch::queued_packets() const {
   return n;
 }
 
-void Switch::prefetch_arrival(const Packet& p) const {
-  if (p.kind == PacketKind::kPfc) {
-    return;
-  }
-  const int prio = dscp_to_prio_[p.dscp & 63];
-  __builtin_prefetch(&ports_[p.in_port].pg[prio]);
-  const Port& out = ports_[route(p)];
-  __builtin_prefetch(&out);
-  __builtin_prefetch(reinterpret_cast<const char*>(&out) + 64);
-  __builtin_prefetch(&out.q[prio]);
-  __builtin_prefetch(&out.cnt[prio]);
-}
-
+// The prefetches are written here, not in a helper: GCC treats a function that only reads memory and prefetches
+// as pure, and drops a call to it whose result is unused.
 void Switch::prefetch(uint32_t kind, uint64_t arg) const {
-  if (kind == kEvTxDone) {
+  if (kind == kEvArrive) {
+    // The ingress group, egress port and queue that receiving the packet will touch.
+    const Packet& p = *reinterpret_cast<const Packet*>(arg);
+    if (p.kind == PacketKind::kPfc) {
+      return;
+    }
+    const int prio = dscp_to_prio_[p.dscp & 63];
+    __builtin_prefetch(&ports_[p.in_port].pg[prio]);
+    const Port& out = ports_[route(p)];
+    __builtin_prefetch(&out);
+    __builtin_prefetch(reinterpret_cast<const char*>(&out) + 64);
+    __builtin_prefetch(&out.q[prio]);
+    __builtin_prefetch(&out.cnt[prio]);
+  } else if (kind == kEvTxDone) {
     const Port& port = ports_[arg];
     __builtin_prefetch(&port);
     __builtin_prefetch(reinterpret_cast<const char*>(&port) + 64);

@@ -133,7 +133,6 @@ class Switch final : public Node {
   enum Charge : uint8_t { kChargeMin = 0, kChargeShared = 1, kChargeHeadroom = 2 };
 
   void receive(Packet* p) override;
-  void prefetch_arrival(const Packet& p) const override;
   void prefetch(uint32_t kind, uint64_t arg) const override;
   void tx_done(uint16_t port) override;
   void pause_ended(uint16_t port, uint8_t mask) override { try_send(port); }
