@@ -33,12 +33,13 @@ struct LinkEnd {
 // The egress side of a port as far as PFC is concerned (IEEE 802.1Qbb): per priority, when the last received
 // pause expires. A PFC frame pauses a priority for quanta x 512 bit times at the port's rate; quanta 0 resumes.
 struct PauseState {
+  uint8_t armed = 0;  // priorities whose `until` is set (non-zero): the only ones to check; first, so that a
+                      // port never paused touches one cache line of this
   std::array<Time, 8> until{};
   std::array<Time, 8> since{};
   std::array<Time, 8> total{};         // time spent paused, per priority
   std::array<int64_t, 8> xoff_rcvd{};  // PFC frames received with quanta > 0
   std::array<int64_t, 8> xon_rcvd{};   // PFC frames received with quanta 0
-  uint8_t armed = 0;                   // priorities whose `until` is set (non-zero): the only ones to check
 
   bool paused(int prio, Time now) const { return until[prio] > now && since[prio] <= now; }
   uint8_t paused_mask(Time now) const {

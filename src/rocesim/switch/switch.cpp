@@ -199,10 +199,27 @@ uint16_t Switch::route(const Packet& p) const {
   return set_ports_[b + static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64)];
 }
 
+PortPrioCounters Switch::counters(uint16_t port, int prio) const {
+  const Port& pt = ports_[port];
+  const EgressClass& e = pt.out[prio];
+  const IngressClass& i = pt.in[prio];
+  PortPrioCounters c;
+  c.tx_bytes = e.tx_bytes;
+  c.tx_packets = e.tx_packets;
+  c.rx_bytes = i.rx_bytes;
+  c.max_queue = e.max_queue;
+  c.ecn_marked = e.ecn_marked;
+  c.drops = i.drops;
+  c.xoff_sent = pt.pfc[prio].xoff_sent;
+  c.xon_sent = pt.pfc[prio].xon_sent;
+  c.max_headroom = i.max_headroom;
+  return c;
+}
+
 int64_t Switch::drops_total() const {
   int64_t d = 0;
   for (const auto& port : ports_) {
-    for (const auto& c : port.cnt) {
+    for (const auto& c : port.in) {
       for (int64_t x : c.drops) {
         d += x;
       }
@@ -214,7 +231,7 @@ int64_t Switch::drops_total() const {
 int64_t Switch::queued_packets() const {
   int64_t n = 0;
   for (const auto& port : ports_) {
-    for (const auto& q : port.q) {
+    for (const auto& q : port.out) {
       n += q.size;
     }
   }
@@ -231,12 +248,11 @@ void Switch::prefetch(uint32_t kind, uint64_t arg) const {
       return;
     }
     const int prio = dscp_to_prio_[p.dscp & 63];
-    __builtin_prefetch(&ports_[p.in_port].pg[prio]);
+    __builtin_prefetch(&ports_[p.in_port].in[prio]);
     const Port& out = ports_[route(p)];
     __builtin_prefetch(&out);
     __builtin_prefetch(reinterpret_cast<const char*>(&out) + 64);
-    __builtin_prefetch(&out.q[prio]);
-    __builtin_prefetch(&out.cnt[prio]);
+    __builtin_prefetch(&out.out[prio]);
   } else if (kind == kEvTxDone) {
     const Port& port = ports_[arg];
     __builtin_prefetch(&port);
@@ -256,7 +272,7 @@ void Switch::receive(Packet* p) {
   }
   p->priority = dscp_to_prio_[p->dscp & 63];
   ++p->hops;
-  ports_[p->in_port].cnt[p->priority].rx_bytes += p->frame;
+  ports_[p->in_port].in[p->priority].rx_bytes += p->frame;
   if (!admit(p)) {
     return;
   }
@@ -272,6 +288,7 @@ void Switch::receive(Packet* p) {
 bool Switch::admit(Packet* p) {
   Port& in = ports_[p->in_port];
   const int pg = p->priority;
+  IngressClass& g = in.in[pg];
   const int64_t s = p->frame;
   const bool lossless = lossless_ & (1u << pg);
   if (total_used_ + s > params_.buffer.count()) {
@@ -279,28 +296,27 @@ bool Switch::admit(Packet* p) {
     return false;
   }
   const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
-  if (in.pg[pg].min_used + s <= params_.admission.reserved.count()) {
-    in.pg[pg].min_used += s;
+  if (g.min_used + s <= params_.admission.reserved.count()) {
+    g.min_used += s;
     p->charge = kChargeMin;
-  } else if (in.pg[pg].shared_used + s <= limit && shared_used_ + s <= shared_pool_ &&
-             !(lossless && in.pg[pg].hdrm_used > 0)) {
-    in.pg[pg].shared_used += s;
+  } else if (g.shared_used + s <= limit && shared_used_ + s <= shared_pool_ && !(lossless && g.hdrm_used > 0)) {
+    g.shared_used += s;
     shared_used_ += s;
     p->charge = kChargeShared;
   } else if (lossless) {
-    if (in.pg[pg].hdrm_used + s > in.headroom) {
+    if (g.hdrm_used + s > in.headroom) {
       drop(p, DropReason::kHeadroomOverflow);
       return false;
     }
-    in.pg[pg].hdrm_used += s;
-    in.cnt[pg].max_headroom = std::max(in.cnt[pg].max_headroom, in.pg[pg].hdrm_used);
+    g.hdrm_used += s;
+    g.max_headroom = std::max(g.max_headroom, g.hdrm_used);
     p->charge = kChargeHeadroom;
   } else {
     drop(p, DropReason::kSharedLimit);
     return false;
   }
   total_used_ += s;
-  if (lossless && !(in.xoff & (1u << pg)) && (in.pg[pg].hdrm_used > 0 || in.pg[pg].shared_used + max_frame_ > limit)) {
+  if (lossless && !(in.xoff & (1u << pg)) && (g.hdrm_used > 0 || g.shared_used + max_frame_ > limit)) {
     in.xoff |= static_cast<uint8_t>(1u << pg);
     in.pfc_pending |= static_cast<uint8_t>(1u << pg);
     try_send(p->in_port);
@@ -311,24 +327,24 @@ bool Switch::admit(Packet* p) {
 void Switch::release(Packet* p) {
   Port& in = ports_[p->in_port];
   const int pg = p->priority;
+  IngressClass& g = in.in[pg];
   const int64_t s = p->frame;
   total_used_ -= s;
   switch (p->charge) {
     case kChargeMin:
-      in.pg[pg].min_used -= s;
+      g.min_used -= s;
       break;
     case kChargeShared:
-      in.pg[pg].shared_used -= s;
+      g.shared_used -= s;
       shared_used_ -= s;
       break;
     default:
-      in.pg[pg].hdrm_used -= s;
+      g.hdrm_used -= s;
   }
   if (in.xoff & (1u << pg)) {
     const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
-    const bool empty = in.pg[pg].shared_used == 0 && in.pg[pg].hdrm_used == 0;
-    if (empty ||
-        (in.pg[pg].hdrm_used == 0 && in.pg[pg].shared_used + params_.pfc.xon_offset.count() + max_frame_ <= limit)) {
+    const bool empty = g.shared_used == 0 && g.hdrm_used == 0;
+    if (empty || (g.hdrm_used == 0 && g.shared_used + params_.pfc.xon_offset.count() + max_frame_ <= limit)) {
       in.xoff &= static_cast<uint8_t>(~(1u << pg));
       in.pfc_pending |= static_cast<uint8_t>(1u << pg);
       try_send(p->in_port);
@@ -340,13 +356,13 @@ void Switch::enqueue(Packet* p) {
   const uint16_t out = route(*p);
   Port& port = ports_[out];
   const int c = p->priority;
-  if (port.ecn && !ecn_at_dequeue_ && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(port.qbytes[c]), rng_)) {
+  EgressClass& q = port.out[c];
+  if (port.ecn && !ecn_at_dequeue_ && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(q.qbytes), rng_)) {
     if (p->ecn != wire::kCe) {
-      ++port.cnt[c].ecn_marked;
+      ++q.ecn_marked;
     }
     p->ecn = wire::kCe;
   }
-  Fifo& q = port.q[c];
   p->next = nullptr;
   if (q.tail) {
     q.tail->next = p;
@@ -357,14 +373,14 @@ void Switch::enqueue(Packet* p) {
   }
   q.tail = p;
   ++q.size;
-  port.qbytes[c] += p->frame;
+  q.qbytes += p->frame;
   port.q_total += p->frame;
-  port.cnt[c].max_queue = std::max(port.cnt[c].max_queue, port.qbytes[c]);
+  q.max_queue = std::max(q.max_queue, q.qbytes);
   try_send(out);
 }
 
 void Switch::drop(Packet* p, DropReason r) {
-  ++ports_[p->in_port].cnt[p->priority].drops[static_cast<int>(r)];
+  ++ports_[p->in_port].in[p->priority].drops[static_cast<int>(r)];
   pool_.release(p);
 }
 
@@ -389,12 +405,12 @@ void Switch::try_send(uint16_t out) {
       }
       if (port.xoff & (1u << c)) {
         fx.pfc_quanta[c] = static_cast<uint16_t>(params_.pfc.quanta);
-        ++port.cnt[c].xoff_sent;
+        ++port.pfc[c].xoff_sent;
         // Refresh the pause at half its lifetime while the group stays congested.
         sim_.after(pause_time(static_cast<int>(params_.pfc.quanta), port.link.rate) / 2, this, kEvPfcRefresh,
-                   (uint64_t{++port.refresh_gen[c]} << 24) | (uint64_t{out} << 8) | static_cast<uint64_t>(c));
+                   (uint64_t{++port.pfc[c].refresh_gen} << 24) | (uint64_t{out} << 8) | static_cast<uint64_t>(c));
       } else {
-        ++port.cnt[c].xon_sent;
+        ++port.pfc[c].xon_sent;
       }
     }
     ++(port.pfc_pending & port.xoff ? port.pause_frames : port.resume_frames);
@@ -405,7 +421,7 @@ void Switch::try_send(uint16_t out) {
   }
   for (uint8_t m = port.stale; m; m &= static_cast<uint8_t>(m - 1)) {
     const int s = __builtin_ctz(m);
-    port.view.head_bytes[s] = port.q[s].head->frame;
+    port.view.head_bytes[s] = port.out[s].head->frame;
   }
   port.stale = 0;
   port.view.blocked = pause_states_[out].paused_mask(sim_.now());
@@ -413,7 +429,7 @@ void Switch::try_send(uint16_t out) {
   if (c < 0) {
     return;
   }
-  Fifo& q = port.q[c];
+  EgressClass& q = port.out[c];
   Packet* p = q.head;
   q.head = p->next;
   --q.size;
@@ -427,7 +443,7 @@ void Switch::try_send(uint16_t out) {
     __builtin_prefetch(q.head);
     port.stale |= static_cast<uint8_t>(1u << c);
   }
-  port.qbytes[c] -= p->frame;
+  q.qbytes -= p->frame;
   port.q_total -= p->frame;
   port.tx_total += p->frame;
   if (telemetry_ && p->kind == PacketKind::kData && p->int_hops() < kMaxIntHops) {
@@ -438,15 +454,15 @@ void Switch::try_send(uint16_t out) {
     h.qlen = static_cast<uint32_t>(port.q_total);
     h.rate_mbps = static_cast<uint32_t>(port.link.rate.bps() / 1000'000);
   }
-  if (port.ecn && ecn_at_dequeue_ && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(port.qbytes[c]), rng_)) {
+  if (port.ecn && ecn_at_dequeue_ && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(q.qbytes), rng_)) {
     if (p->ecn != wire::kCe) {
-      ++port.cnt[c].ecn_marked;
+      ++q.ecn_marked;
     }
     p->ecn = wire::kCe;
   }
   release(p);
-  port.cnt[c].tx_bytes += p->frame;
-  ++port.cnt[c].tx_packets;
+  q.tx_bytes += p->frame;
+  ++q.tx_packets;
   port.busy_until = transmit(out, port.link, p);
   wake_when_free(out);
 }
@@ -471,7 +487,7 @@ void Switch::on_event(uint32_t kind, uint64_t arg) {
     const auto port = static_cast<uint16_t>(arg >> 8);
     const int c = static_cast<int>(arg & 7);
     // Only the latest XOFF's refresh counts; an XOFF sent since then has its own.
-    if ((ports_[port].xoff & (1u << c)) && static_cast<uint32_t>(arg >> 24) == ports_[port].refresh_gen[c]) {
+    if ((ports_[port].xoff & (1u << c)) && static_cast<uint32_t>(arg >> 24) == ports_[port].pfc[c].refresh_gen) {
       ports_[port].pfc_pending |= static_cast<uint8_t>(1u << c);
       try_send(port);
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,11 +76,11 @@ class Switch final : public Node {
 
   size_t num_ports() const { return ports_.size(); }
   bool is_switch() const override { return true; }
-  const PortPrioCounters& counters(uint16_t port, int prio) const { return ports_[port].cnt[prio]; }
+  PortPrioCounters counters(uint16_t port, int prio) const;
   const PauseState& pause_state(uint16_t port) const { return pause_states_[port]; }
   Bytes headroom(uint16_t port) const { return Bytes(ports_[port].headroom); }
   Bytes shared_pool() const { return Bytes(shared_pool_); }
-  int64_t queued_bytes(uint16_t port, int prio) const { return ports_[port].qbytes[prio]; }
+  int64_t queued_bytes(uint16_t port, int prio) const { return ports_[port].out[prio].qbytes; }
   int64_t drops_total() const;
   int64_t queued_packets() const;
   // PFC frames this port sent that pause at least one priority, and those that only resume.
@@ -90,46 +91,64 @@ class Switch final : public Node {
  private:
   enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh };
 
-  // One class's egress queue, linked through the packets (Packet::next): no queue memory besides the packets,
-  // which are touched anyway, and the packet behind the one leaving is known, so it can be prefetched.
-  struct Fifo {
+  // Port state is grouped by what one packet touches, a cache line per group: the port's header (two lines, for
+  // the scheduler and the link), then per class one line of egress state (its queue, linked through the packets,
+  // and its counters) and one of ingress state (buffer accounting and counters). A packet touches its egress
+  // class and its ingress class only; the other classes' lines stay out of the cache. On a 1,024-host fabric
+  // the switches hold 14 MB of port state, so each line a hop touches is likely a miss.
+  //
+  // One class's egress queue and counters. Packet::next links the queue: no memory besides the packets, and the
+  // packet behind the one leaving is known, so it can be prefetched.
+  struct alignas(64) EgressClass {
     Packet* head = nullptr;
     Packet* tail = nullptr;
-    uint32_t size = 0;
+    int64_t qbytes = 0;  // frame bytes queued
+    uint32_t size = 0;   // packets queued
+    int64_t tx_bytes = 0;
+    int64_t tx_packets = 0;
+    int64_t max_queue = 0;
+    int64_t ecn_marked = 0;
   };
-  // Ingress accounting of one priority group (= priority here): bytes held in each bucket.
-  struct IngressPg {
+  // Ingress accounting of one priority group (= priority here): bytes held in each bucket, and its counters.
+  struct alignas(64) IngressClass {
     int64_t min_used = 0;
     int64_t shared_used = 0;
     int64_t hdrm_used = 0;
+    int64_t rx_bytes = 0;
+    int64_t max_headroom = 0;
+    std::array<int64_t, kDropReasons> drops{};
   };
-  // Laid out by use: what every departing packet touches first (two cache lines), then the queue depths and
-  // queues, then ingress accounting, then what only PFC and the statistics touch.
-  struct Port {
+  // What only PFC frames touch.
+  struct PfcClass {
+    uint32_t refresh_gen = 0;
+    int64_t xoff_sent = 0;
+    int64_t xon_sent = 0;
+  };
+  struct alignas(64) Port {
     // Serialising until busy_until. A kEvTxDone is scheduled only when something waits for the port then (a
     // queued packet or a PFC frame), so a port that goes idle costs no event.
     Time busy_until;
     bool txdone_pending = false;
     uint8_t pfc_pending = 0;  // priorities whose state must be signalled upstream
     uint8_t xoff = 0;         // priorities we have asked the upstream port to pause
-    ClassView view;           // head sizes per class, kept current by enqueue and dequeue
-    int64_t q_total = 0;      // frame bytes queued, all priorities (INT qlen)
-    int64_t tx_total = 0;     // frame bytes sent, all priorities (INT tx_bytes)
-    std::unique_ptr<Scheduler> sched;
-    std::unique_ptr<EcnMarker> ecn;  // this port's marking curve (depends on its rate with ecn.by_rate)
-    LinkEnd link;
-    std::array<int64_t, 8> qbytes{};
-    std::array<Fifo, 8> q;
     // Classes whose view.head_bytes is stale: the new head's size is read at the next dequeue decision (a
     // serialisation time later, after a prefetch) rather than at once, which would wait for memory.
     uint8_t stale = 0;
-    std::array<IngressPg, 8> pg{};
+    ClassView view;        // head sizes per class, kept current by enqueue and dequeue
+    int64_t q_total = 0;   // frame bytes queued, all priorities (INT qlen)
+    int64_t tx_total = 0;  // frame bytes sent, all priorities (INT tx_bytes)
+    std::unique_ptr<Scheduler> sched;
+    std::unique_ptr<EcnMarker> ecn;  // this port's marking curve (depends on its rate with ecn.by_rate)
+    LinkEnd link;
     int64_t headroom = 0;
-    std::array<uint32_t, 8> refresh_gen{};
+    std::array<EgressClass, 8> out;
+    std::array<IngressClass, 8> in;
+    std::array<PfcClass, 8> pfc;
     int64_t pause_frames = 0;
     int64_t resume_frames = 0;
-    std::array<PortPrioCounters, 8> cnt{};
   };
+  static_assert(sizeof(EgressClass) == 64 && sizeof(IngressClass) == 64, "one cache line per class and side");
+  static_assert(offsetof(Port, out) == 128, "the port header fits two cache lines");
   enum Charge : uint8_t { kChargeMin = 0, kChargeShared = 1, kChargeHeadroom = 2 };
 
   void receive(Packet* p) override;
