@@ -1,5 +1,6 @@
 #include "rocesim/switch/switch.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -136,7 +137,12 @@ uint16_t Switch::add_port(const LinkEnd& link) {
   ports_.emplace_back();
   ports_.back().link = link;
   ports_.back().sched = make_scheduler(params_.ets, static_cast<int32_t>(max_frame_));
-  ports_.back().ecn = make_ecn_marker(params_.ecn.for_rate(link.rate));
+  auto shared = std::find_if(markers_.begin(), markers_.end(), [&](const auto& m) { return m.first == link.rate; });
+  if (shared == markers_.end()) {
+    markers_.emplace_back(link.rate, make_ecn_marker(params_.ecn.for_rate(link.rate)));
+    shared = markers_.end() - 1;
+  }
+  ports_.back().ecn = shared->second.get();
   pause_states_.emplace_back();
   return static_cast<uint16_t>(ports_.size() - 1);
 }
@@ -242,21 +248,24 @@ int64_t Switch::queued_packets() const {
 // as pure, and drops a call to it whose result is unused.
 void Switch::prefetch(uint32_t kind, uint64_t arg) const {
   if (kind == kEvArrive) {
-    // The ingress group, egress port and queue that receiving the packet will touch.
+    // The ingress group, egress port, its class and pause state that receiving the packet will touch.
     const Packet& p = *reinterpret_cast<const Packet*>(arg);
     if (p.kind == PacketKind::kPfc) {
       return;
     }
     const int prio = dscp_to_prio_[p.dscp & 63];
+    const uint16_t o = route(p);
+    const Port& out = ports_[o];
     __builtin_prefetch(&ports_[p.in_port].in[prio]);
-    const Port& out = ports_[route(p)];
     __builtin_prefetch(&out);
     __builtin_prefetch(reinterpret_cast<const char*>(&out) + 64);
     __builtin_prefetch(&out.out[prio]);
+    __builtin_prefetch(&pause_states_[o]);
   } else if (kind == kEvTxDone) {
     const Port& port = ports_[arg];
     __builtin_prefetch(&port);
     __builtin_prefetch(reinterpret_cast<const char*>(&port) + 64);
+    __builtin_prefetch(&pause_states_[arg]);
   }
 }
 

@@ -138,7 +138,7 @@ class Switch final : public Node {
     int64_t q_total = 0;   // frame bytes queued, all priorities (INT qlen)
     int64_t tx_total = 0;  // frame bytes sent, all priorities (INT tx_bytes)
     std::unique_ptr<Scheduler> sched;
-    std::unique_ptr<EcnMarker> ecn;  // this port's marking curve (depends on its rate with ecn.by_rate)
+    const EcnMarker* ecn = nullptr;  // this port's marking curve (depends on its rate with ecn.by_rate)
     LinkEnd link;
     int64_t headroom = 0;
     std::array<EgressClass, 8> out;
@@ -174,6 +174,8 @@ class Switch final : public Node {
   bool telemetry_ = false;
   Rng rng_;
   std::vector<Port> ports_;
+  // Marking curves are stateless: ports of one rate share one, which stays in cache.
+  std::vector<std::pair<Rate, std::unique_ptr<EcnMarker>>> markers_;
   std::vector<PauseState> pause_states_;
   std::vector<uint16_t> route_set_;   // per destination host: its next-hop set
   std::vector<uint32_t> set_offset_;  // set s is set_ports_[set_offset_[s] .. set_offset_[s + 1])
