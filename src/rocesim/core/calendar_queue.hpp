@@ -101,6 +101,30 @@ class CalendarQueue {
     return cur_sorted_.size() > k ? &cur_sorted_[cur_sorted_.size() - 1 - k] : nullptr;
   }
 
+  // Pops the earliest event into `e` if it is due at or before `stop` (the queue must not be empty); otherwise
+  // leaves it and returns false. The simulator's loop: one look at the top instead of top() then pop().
+  bool pop_if_due(Time stop, Event& e) {
+    prepare();
+    const bool late = !late_.empty() && (cur_sorted_.empty() || late_.front().before(cur_sorted_.back()));
+    if ((late ? late_.front() : cur_sorted_.back()).t > stop) {
+      return false;
+    }
+    --size_;
+    if (cur_sorted_.size() > kLookahead) {
+      prefetch(cur_sorted_[cur_sorted_.size() - 1 - kLookahead]);
+    }
+    follow_next_bucket();
+    if (late) {
+      std::pop_heap(late_.begin(), late_.end(), After{});
+      e = late_.back();
+      late_.pop_back();
+    } else {
+      e = cur_sorted_.back();
+      cur_sorted_.pop_back();
+    }
+    return true;
+  }
+
   Event pop() {
     prepare();
     --size_;
@@ -137,9 +161,11 @@ class CalendarQueue {
 
   // Makes the bucket holding the earliest event the open one, sorted latest-first so that pop takes the back.
   void prepare() {
-    if (!cur_sorted_.empty() || !late_.empty()) {
-      return;
+    if (cur_sorted_.empty() && late_.empty()) [[unlikely]] {
+      open_next();
     }
+  }
+  [[gnu::noinline]] void open_next() {
     // The open bucket is drained: move to the next non-empty one, on the wheel or in the far heap.
     uint64_t next = next_wheel_bucket();
     if (!far_.empty()) {

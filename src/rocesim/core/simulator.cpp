@@ -5,12 +5,12 @@ namespace rocesim {
 bool Simulator::run(Time stop, const std::function<void(const RunProgress&)>& progress, uint64_t progress_every) {
   stop_requested_ = false;
   uint64_t next_report = events_ + progress_every;
+  Event e{};
   while (!queue_.empty() && !stop_requested_) {
-    if (queue_.top().t > stop) {
+    if (!queue_.pop_if_due(stop, e)) {
       now_ = stop;
       return false;
     }
-    const Event e = queue_.pop();
     // Second stage of the prefetch pipeline: the queue loaded the handler and packet of this event six events
     // ago; three events ahead, the handler can follow pointers from them (e.g. to the ports a packet will use).
     if (const Event* n = queue_.ahead(3)) {
