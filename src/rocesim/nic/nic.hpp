@@ -116,6 +116,7 @@ class Nic final : public Node, public CcTimers {
   };
 
   void receive(Packet* p) override;
+  void prefetch(uint32_t kind, uint64_t arg) const override;
   void tx_done(uint16_t) override;
   void pause_ended(uint16_t, uint8_t) override { try_send(); }
   void on_event(uint32_t kind, uint64_t arg) override;
