@@ -183,6 +183,43 @@ TEST(CalendarQueue, TheWheelWidensOnlyWhileEmptyAndNeverNarrows) {
   EXPECT_EQ(q.buckets(), CalendarQueue::kMaxBuckets);
 }
 
+TEST(CalendarQueue, DenseBucketsWithTiesAndFarEventsPopInTheHeapsOrder) {
+  // Dozens of events per 1 ns bucket (the radix-sorted case), many at equal picoseconds, some of them pushed
+  // beyond the horizon first (they join their bucket from the far heap).
+  CalendarQueue cal;
+  EventQueue heap;
+  Rng rng(5, "dense");
+  Recorder r;
+  const int64_t horizon = static_cast<int64_t>(cal.buckets()) << CalendarQueue::kShift;
+  int64_t now = 0;
+  uint64_t id = 0, popped = 0;
+  for (int round = 0; round < 300; ++round) {
+    for (int k = 0; k < 60; ++k) {
+      int64_t t = now + static_cast<int64_t>(rng.below(4096));
+      if (rng.below(3) == 0) {
+        t &= ~int64_t{255};  // ties
+      }
+      if (k < 4) {
+        t += 2 * horizon;  // far now, in a bucket that fills up later
+      }
+      cal.push(Time::ps(t), &r, 0, id);
+      heap.push(Time::ps(t), &r, 0, id);
+      ++id;
+    }
+    for (int k = 0; k < 56; ++k) {
+      const Event a = cal.pop();
+      const Event b = heap.pop();
+      ASSERT_EQ(a.arg, b.arg) << "pop " << popped;
+      ++popped;
+      now = a.t.ps();
+    }
+  }
+  while (!heap.empty()) {
+    ASSERT_EQ(cal.pop().arg, heap.pop().arg);
+  }
+  EXPECT_TRUE(cal.empty());
+}
+
 TEST(CalendarQueue, PopIfDueLeavesALaterEventAndAnEarlierPushStillComesFirst) {
   CalendarQueue q;
   Recorder r;

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -185,10 +187,16 @@ class CalendarQueue {
       heads_[slot] = kNil;
       bitmap_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
     }
+    // The list holds the bucket's wheel events latest-pushed first. Events that waited in the far heap were all
+    // pushed before any of them (while the bucket was beyond the horizon); they follow, reversed, so that among
+    // equal times the array is in descending insertion order throughout, and a stable sort by time alone gives
+    // the (time, insertion) order.
+    const size_t listed = cur_sorted_.size();
     while (!far_.empty() && bucket_of(far_.top().t) == cur_) {
       cur_sorted_.push_back(far_.pop());
     }
-    std::sort(cur_sorted_.begin(), cur_sorted_.end(), After{});
+    std::reverse(cur_sorted_.begin() + static_cast<std::ptrdiff_t>(listed), cur_sorted_.end());
+    sort_latest_first();
     const size_t n = cur_sorted_.size();
     for (size_t k = 1; k <= kLookahead && k <= n; ++k) {
       prefetch(cur_sorted_[n - k]);
@@ -196,6 +204,44 @@ class CalendarQueue {
     const uint64_t after = next_wheel_bucket();
     follow_ = after == UINT64_MAX ? kNil : heads_[after & mask_];
     prefetch_node(follow_);
+  }
+
+  // Sorts the open bucket by time, latest first, keeping the order of equal times. Its times differ only in their
+  // low kShift bits, so a radix sort on those (two passes of five bits) does it without comparisons: a comparison
+  // sort of a few dozen events mispredicts a branch several times per event. Few events: insertion sort.
+  void sort_latest_first() {
+    const size_t n = cur_sorted_.size();
+    if (n < kRadixMin) {
+      for (size_t i = 1; i < n; ++i) {
+        const Event e = cur_sorted_[i];
+        size_t j = i;
+        for (; j > 0 && cur_sorted_[j - 1].t < e.t; --j) {
+          cur_sorted_[j] = cur_sorted_[j - 1];
+        }
+        cur_sorted_[j] = e;
+      }
+      return;
+    }
+    static_assert(kShift == 2 * kDigitBits, "two radix passes cover the offset within a bucket");
+    scratch_.resize(n);
+    radix_pass(cur_sorted_.data(), scratch_.data(), n, 0);
+    radix_pass(scratch_.data(), cur_sorted_.data(), n, kDigitBits);
+  }
+  static constexpr size_t kRadixMin = 12;
+  static constexpr int kDigitBits = 5;
+  // One stable counting pass on the digit at `shift` of (the bucket's last picosecond - offset): latest first.
+  static void radix_pass(const Event* from, Event* to, size_t n, int shift) {
+    constexpr uint64_t kMask = (uint64_t{1} << kDigitBits) - 1;
+    std::array<uint32_t, (1u << kDigitBits) + 1> start{};
+    for (size_t i = 0; i < n; ++i) {
+      ++start[((~static_cast<uint64_t>(from[i].t.ps()) >> shift) & kMask) + 1];
+    }
+    for (size_t d = 1; d < start.size(); ++d) {
+      start[d] += start[d - 1];
+    }
+    for (size_t i = 0; i < n; ++i) {
+      to[start[(~static_cast<uint64_t>(from[i].t.ps()) >> shift) & kMask]++] = from[i];
+    }
   }
 
   // The next bucket's nodes were mostly pushed a link delay ago and have left the cache, and its list is a chain
@@ -248,6 +294,7 @@ class CalendarQueue {
   std::vector<uint32_t> heads_;
   std::vector<uint64_t> bitmap_;
   std::vector<Event> cur_sorted_;  // the open bucket, latest first
+  std::vector<Event> scratch_;     // the radix sort's other buffer
   std::vector<Event> late_;        // pushed into the open bucket after it was sorted: a min-heap
   BasicEventQueue<4> far_;         // beyond the horizon when pushed
   uint64_t cur_ = 0;               // the open bucket's number (time >> kShift)
