@@ -59,16 +59,13 @@ class CalendarQueue {
     ++size_;
     const uint64_t b = bucket_of(t);
     if ((b > cur_ || !open_) && b < cur_ + buckets_) [[likely]] {
-      const size_t slot = b & mask_;
-      uint32_t id = free_;
-      if (id != kNil) [[likely]] {
-        free_ = next_[id];
-        nodes_[id] = e;
-      } else {
-        id = static_cast<uint32_t>(nodes_.size());
-        nodes_.push_back(e);
-        next_.push_back(kNil);
+      if (free_ == kNil) [[unlikely]] {
+        grow_nodes();
       }
+      const uint32_t id = free_;
+      free_ = next_[id];
+      nodes_[id] = e;
+      const size_t slot = b & mask_;
       next_[id] = heads_[slot];
       heads_[slot] = id;
       bitmap_[slot >> 6] |= uint64_t{1} << (slot & 63);
@@ -150,6 +147,18 @@ class CalendarQueue {
     bool operator()(const Event& a, const Event& b) const { return b.before(a); }
   };
   static uint64_t bucket_of(Time t) { return static_cast<uint64_t>(t.ps()) >> kShift; }
+
+  // Out of line, so that push() stays small enough to inline: more free nodes, as many again as there are.
+  [[gnu::noinline]] void grow_nodes() {
+    const size_t n = nodes_.size();
+    const size_t add = std::max<size_t>(n, 1024);
+    nodes_.resize(n + add);
+    next_.resize(n + add);
+    for (size_t i = n + add; i-- > n;) {
+      next_[i] = free_;
+      free_ = static_cast<uint32_t>(i);
+    }
+  }
 
   // Into the bucket being drained (kept apart in a small heap, merged by pop), or beyond the horizon.
   [[gnu::noinline]] void push_rare(const Event& e, uint64_t b) {
