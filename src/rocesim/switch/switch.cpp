@@ -120,13 +120,17 @@ const char* to_string(DropReason r) {
 Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame,
                bool telemetry)
     : Node(sim, pool, std::move(name)),
-      params_(p),
+      buffer_(p.buffer.count()),
+      reserved_(p.admission.reserved.count()),
+      xon_offset_(p.pfc.xon_offset.count()),
       max_frame_(wire::on_wire(static_cast<int>(max_frame.count()))),
-      dscp_to_prio_(parse_dscp_map(p.dscp_map)),
+      latency_(p.latency),
       admission_(make_buffer_admission(p.admission)),
       ecn_at_dequeue_(p.ecn.at == "dequeue"),
       telemetry_(telemetry),
-      rng_(sim.rng("switch." + name_)) {
+      dscp_to_prio_(parse_dscp_map(p.dscp_map)),
+      rng_(sim.rng("switch." + name_)),
+      params_(p) {
   for (int64_t c : p.pfc.priorities) {
     lossless_ |= static_cast<uint8_t>(1u << c);
   }
@@ -285,8 +289,8 @@ void Switch::receive(Packet* p) {
   if (!admit(p)) {
     return;
   }
-  if (params_.latency > Time()) {
-    sim_.after(params_.latency, this, kEvForward, reinterpret_cast<uint64_t>(p));
+  if (latency_ > Time()) {
+    sim_.after(latency_, this, kEvForward, reinterpret_cast<uint64_t>(p));
   } else {
     enqueue(p);
   }
@@ -300,12 +304,12 @@ bool Switch::admit(Packet* p) {
   IngressClass& g = in.in[pg];
   const int64_t s = p->frame;
   const bool lossless = lossless_ & (1u << pg);
-  if (total_used_ + s > params_.buffer.count()) {
+  if (total_used_ + s > buffer_) {
     drop(p, DropReason::kBufferFull);
     return false;
   }
   const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
-  if (g.min_used + s <= params_.admission.reserved.count()) {
+  if (g.min_used + s <= reserved_) {
     g.min_used += s;
     p->charge = kChargeMin;
   } else if (g.shared_used + s <= limit && shared_used_ + s <= shared_pool_ && !(lossless && g.hdrm_used > 0)) {
@@ -353,7 +357,7 @@ void Switch::release(Packet* p) {
   if (in.xoff & (1u << pg)) {
     const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
     const bool empty = g.shared_used == 0 && g.hdrm_used == 0;
-    if (empty || (g.hdrm_used == 0 && g.shared_used + params_.pfc.xon_offset.count() + max_frame_ <= limit)) {
+    if (empty || (g.hdrm_used == 0 && g.shared_used + xon_offset_ + max_frame_ <= limit)) {
       in.xoff &= static_cast<uint8_t>(~(1u << pg));
       in.pfc_pending |= static_cast<uint8_t>(1u << pg);
       try_send(p->in_port);

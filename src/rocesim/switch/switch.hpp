@@ -165,25 +165,31 @@ class Switch final : public Node {
   void wake_when_free(uint16_t port);
   void drop(Packet* p, DropReason r);
 
-  SwitchParams params_;
+  // What every packet touches comes first and together (about four cache lines); on a large fabric a switch is
+  // visited every few hundred events, and its state scattered over the object cost a miss per field.
+  int64_t total_used_ = 0;
+  int64_t shared_used_ = 0;
+  int64_t shared_pool_ = 0;
+  int64_t buffer_;      // params_.buffer
+  int64_t reserved_;    // params_.admission.reserved
+  int64_t xon_offset_;  // params_.pfc.xon_offset
   int64_t max_frame_;
-  std::array<uint8_t, 64> dscp_to_prio_{};
-  uint8_t lossless_ = 0;
+  Time latency_;  // params_.latency
+  std::vector<Port> ports_;
+  std::vector<PauseState> pause_states_;
   std::unique_ptr<BufferAdmission> admission_;
+  uint8_t lossless_ = 0;
   bool ecn_at_dequeue_ = false;
   bool telemetry_ = false;
-  Rng rng_;
-  std::vector<Port> ports_;
-  // Marking curves are stateless: ports of one rate share one, which stays in cache.
-  std::vector<std::pair<Rate, std::unique_ptr<EcnMarker>>> markers_;
-  std::vector<PauseState> pause_states_;
+  std::array<uint8_t, 64> dscp_to_prio_{};
   std::vector<uint16_t> route_set_;   // per destination host: its next-hop set
   std::vector<uint32_t> set_offset_;  // set s is set_ports_[set_offset_[s] .. set_offset_[s + 1])
   std::vector<uint16_t> set_ports_;
   uint64_t ecmp_seed_ = 0;
-  int64_t shared_pool_ = 0;
-  int64_t shared_used_ = 0;
-  int64_t total_used_ = 0;
+  Rng rng_;
+  SwitchParams params_;
+  // Marking curves are stateless: ports of one rate share one, which stays in cache.
+  std::vector<std::pair<Rate, std::unique_ptr<EcnMarker>>> markers_;
 };
 
 }  // namespace rocesim
