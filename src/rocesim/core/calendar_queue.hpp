@@ -33,7 +33,7 @@ class CalendarQueue {
   CalendarQueue() { resize(kMinBuckets); }
 
   // Widens the wheel (while the queue is empty) so that events up to `span` ahead of the clock skip the heap: the
-  // network asks for its longest link delay plus a frame, so that every arrival lands on the wheel.
+  // network asks for twice its longest link delay plus a frame, so that every arrival lands on the wheel.
   void ensure_horizon(Time span) {
     const auto want = static_cast<uint64_t>(std::max<int64_t>(span.ps(), 0) >> kShift) + 1;
     size_t n = buckets_;
