@@ -77,10 +77,7 @@ class CalendarQueue {
   // The earliest event (the queue must not be empty).
   const Event& top() {
     prepare();
-    if (!late_.empty() && (cur_sorted_.empty() || late_.front().before(cur_sorted_.back()))) {
-      return late_.front();
-    }
-    return cur_sorted_.back();
+    return late_first() ? late_.front() : cur_sorted_.back();
   }
 
   // Events run in the order of the sorted open bucket, so the queue knows what runs a few events from now: pop()
@@ -104,7 +101,7 @@ class CalendarQueue {
   // leaves it and returns false. The simulator's loop: one look at the top instead of top() then pop().
   bool pop_if_due(Time stop, Event& e) {
     prepare();
-    const bool late = !late_.empty() && (cur_sorted_.empty() || late_.front().before(cur_sorted_.back()));
+    const bool late = late_first();
     if ((late ? late_.front() : cur_sorted_.back()).t > stop) {
       return false;
     }
@@ -125,24 +122,16 @@ class CalendarQueue {
   }
 
   Event pop() {
-    prepare();
-    --size_;
-    if (cur_sorted_.size() > kLookahead) {
-      prefetch(cur_sorted_[cur_sorted_.size() - 1 - kLookahead]);
-    }
-    follow_next_bucket();
-    if (!late_.empty() && (cur_sorted_.empty() || late_.front().before(cur_sorted_.back()))) {
-      std::pop_heap(late_.begin(), late_.end(), After{});
-      const Event e = late_.back();
-      late_.pop_back();
-      return e;
-    }
-    const Event e = cur_sorted_.back();
-    cur_sorted_.pop_back();
+    Event e{};
+    pop_if_due(Time::max(), e);
     return e;
   }
 
  private:
+  // Whether the earliest event is in the late heap rather than at the back of the open bucket.
+  bool late_first() const {
+    return !late_.empty() && (cur_sorted_.empty() || late_.front().before(cur_sorted_.back()));
+  }
   struct After {
     bool operator()(const Event& a, const Event& b) const { return b.before(a); }
   };
