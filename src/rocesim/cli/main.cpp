@@ -15,6 +15,14 @@
 
 using namespace rocesim;
 
+#if defined(ROCESIM_JEMALLOC)
+// jemalloc's compile-time options (read once, when it starts): transparent huge pages for all memory, its own
+// bookkeeping included. With the kernel's default "madvise" mode, jemalloc asks for them with MADV_HUGEPAGE.
+extern "C" {
+[[gnu::used]] const char* malloc_conf = "thp:always,metadata_thp:always";  // NOLINT: jemalloc's name
+}
+#endif
+
 namespace {
 
 // A scenario from the HPCC ns-3 simulator's config.txt; its warnings go to stderr.
