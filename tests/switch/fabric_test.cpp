@@ -242,6 +242,18 @@ TEST(Routing, ShortestPathsOnAFatTree) {
   EXPECT_EQ(net.path(0, 15).size(), 6u);
 }
 
+TEST(Routing, SwitchesWithEqualForwardingTablesShareOne) {
+  // A k-ary fat-tree's core switches all reach pod p through port p, and a pod's aggregation switches all have
+  // the same table; each edge switch has its own hosts. Distinct tables: k^2/2 edge + k pods + 1 core.
+  for (int k : {4, 8}) {
+    auto s = test::make_sim("topology: {type: fat-tree, k: " + std::to_string(k) + "}\n");
+    EXPECT_EQ(s->net().route_tables(), static_cast<size_t>(k * k / 2 + k + 1)) << "k=" << k;
+  }
+  // A leaf-spine: every spine reaches leaf l through port l; the leaves differ.
+  auto ls = test::make_sim("topology: {type: leaf-spine, leaves: 4, spines: 2, hosts_per_leaf: 2}\n");
+  EXPECT_EQ(ls->net().route_tables(), 5u);
+}
+
 }  // namespace rocesim
 
 namespace rocesim {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <sstream>
 
 namespace rocesim {
@@ -150,11 +151,20 @@ void Network::build_routes(const std::string& scenario_file) {
       }
     }
   }
+  // Switches with equal tables share one (see RouteTable).
+  std::map<RouteTable, std::shared_ptr<const RouteTable>> tables;
   for (size_t si = 0; si < switches_.size(); ++si) {
     offsets[si][nh] = static_cast<uint32_t>(next[si].size());
+    RouteTable t(offsets[si], next[si]);
+    auto it = tables.find(t);
+    if (it == tables.end()) {
+      auto shared = std::make_shared<const RouteTable>(t);
+      it = tables.emplace(std::move(t), std::move(shared)).first;
+    }
     Rng r = sim_.rng("ecmp." + switches_[si]->name());
-    switches_[si]->set_routes(std::move(offsets[si]), std::move(next[si]), r.next());
+    switches_[si]->set_routes(it->second, r.next());
   }
+  route_tables_ = tables.size();
 }
 
 std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst, uint16_t sport) const {

@@ -32,6 +32,8 @@ class Network {
   // Whether some DSCP of the switches' map selects this priority (a flow on it needs one).
   bool priority_usable(int prio) const { return prio_has_dscp_[prio]; }
   const TopologyGraph& graph() const { return graph_; }
+  // Distinct forwarding tables among the switches (equal ones are shared).
+  size_t route_tables() const { return route_tables_; }
   // The switch a host is attached to, and the switch port.
   std::pair<Switch*, uint16_t> attachment(uint32_t host) const { return host_attach_[host]; }
 
@@ -74,6 +76,7 @@ class Network {
   std::array<uint8_t, 8> prio_to_dscp_{};
   std::vector<std::vector<uint32_t>> dependents_;  // per flow: flows that start when it finishes
   std::array<bool, 8> prio_has_dscp_{};
+  size_t route_tables_ = 0;
 };
 
 }  // namespace rocesim

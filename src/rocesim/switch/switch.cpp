@@ -174,23 +174,26 @@ void Switch::finalize(const std::string& scenario_file) {
   }
 }
 
-void Switch::set_routes(std::vector<uint32_t> offset, std::vector<uint16_t> next, uint64_t ecmp_seed) {
-  // Destinations share next-hop sets (in a fat-tree, every host beyond the pod has the same uplinks), so the
-  // table keeps each distinct set once and a 16-bit set number per destination: 2 bytes per host instead of a
-  // span of ports, which keeps the tables of a 1,024-host fabric in cache.
+RouteTable::RouteTable(const std::vector<uint32_t>& offset, const std::vector<uint16_t>& next) {
   std::map<std::vector<uint16_t>, uint16_t> ids;
-  route_set_.assign(offset.size() - 1, 0);
-  set_offset_.assign(1, 0);
-  set_ports_.clear();
+  set_of.assign(offset.size() - 1, 0);
+  set_offset.assign(1, 0);
   for (size_t h = 0; h + 1 < offset.size(); ++h) {
     std::vector<uint16_t> ports(next.begin() + offset[h], next.begin() + offset[h + 1]);
     auto [it, fresh] = ids.emplace(std::move(ports), static_cast<uint16_t>(ids.size()));
     if (fresh) {
-      set_ports_.insert(set_ports_.end(), it->first.begin(), it->first.end());
-      set_offset_.push_back(static_cast<uint32_t>(set_ports_.size()));
+      set_ports.insert(set_ports.end(), it->first.begin(), it->first.end());
+      set_offset.push_back(static_cast<uint32_t>(set_ports.size()));
     }
-    route_set_[h] = it->second;
+    set_of[h] = it->second;
   }
+}
+
+void Switch::set_routes(std::shared_ptr<const RouteTable> table, uint64_t ecmp_seed) {
+  routes_ = std::move(table);
+  route_set_ = routes_->set_of.data();
+  set_offset_ = routes_->set_offset.data();
+  set_ports_ = routes_->set_ports.data();
   ecmp_seed_ = ecmp_seed;
 }
 
