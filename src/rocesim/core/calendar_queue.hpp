@@ -87,8 +87,9 @@ class CalendarQueue {
   static constexpr size_t kLookahead = 6;
   static void prefetch(const Event& e) {
     __builtin_prefetch(e.handler);
-    if (e.arg > (uint64_t{1} << 32)) {
-      __builtin_prefetch(reinterpret_cast<const void*>(e.arg));
+    // An address in the argument's low 48 bits (others may hold more: see txdone_arg).
+    if (const uint64_t a = e.arg & ((uint64_t{1} << 48) - 1); a > (uint64_t{1} << 32)) {
+      __builtin_prefetch(reinterpret_cast<const void*>(a));
     }
   }
 

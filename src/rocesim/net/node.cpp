@@ -8,7 +8,7 @@ void Node::handle_event(uint32_t kind, uint64_t arg) {
       receive(reinterpret_cast<Packet*>(arg));
       break;
     case kEvTxDone:
-      tx_done(static_cast<uint16_t>(arg));
+      tx_done(txdone_port(arg));
       break;
     case kEvPauseEnd: {
       const auto port = static_cast<uint16_t>(arg >> 8);

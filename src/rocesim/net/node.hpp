@@ -17,10 +17,22 @@ class Node;
 // Event kinds every node understands; node-specific kinds start at kNodeEventBase.
 enum NodeEvent : uint32_t {
   kEvArrive = 0,    // arg: Packet*, fully received (last bit in)
-  kEvTxDone = 1,    // arg: port index; the port's serialiser is free
+  kEvTxDone = 1,    // arg: txdone_arg(port, hint); the port's serialiser is free
   kEvPauseEnd = 2,  // arg: port index << 8 | priority; a received PFC pause may have expired
   kNodeEventBase = 16,
 };
+
+// A kEvTxDone's argument: the port in the top 16 bits and, below them, optionally the packet likely to leave
+// next. The event queue loads an argument's low 48 bits ahead as an address (CalendarQueue::prefetch), so the
+// hint is in cache when the port sends: a prefetch at the previous send would be evicted by then on a large
+// fabric. Only a hint: the packet may have left meanwhile (its memory stays the pool's).
+inline uint64_t txdone_arg(uint16_t port, const Packet* next = nullptr) {
+  return uint64_t{port} << 48 | reinterpret_cast<uint64_t>(next);
+}
+inline uint16_t txdone_port(uint64_t arg) { return static_cast<uint16_t>(arg >> 48); }
+inline const Packet* txdone_hint(uint64_t arg) {
+  return reinterpret_cast<const Packet*>(arg & ((uint64_t{1} << 48) - 1));
+}
 
 // One direction of a full-duplex link, as seen from the sending port.
 struct LinkEnd {
@@ -126,7 +138,9 @@ class Node : public EventHandler {
     return end;
   }
   // transmit(), then kEvTxDone when the port is free again.
-  void send(uint16_t port, const LinkEnd& link, Packet* p) { sim_.at(transmit(port, link, p), this, kEvTxDone, port); }
+  void send(uint16_t port, const LinkEnd& link, Packet* p) {
+    sim_.at(transmit(port, link, p), this, kEvTxDone, txdone_arg(port));
+  }
 
   // Applies a received PFC frame to `ps`: a pause takes effect `response` after the frame arrived. Returns the
   // priorities it resumed (quanta 0).

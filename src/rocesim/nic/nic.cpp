@@ -388,7 +388,7 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
       drops_.erase(it);
       ++injected_;
       pool_.release(p);
-      sim_.after(link_.rate.tx_time(Bytes(wire::on_wire(p->frame))), this, kEvTxDone, 0);
+      sim_.after(link_.rate.tx_time(Bytes(wire::on_wire(p->frame))), this, kEvTxDone, txdone_arg(0));
       return true;
     }
   }

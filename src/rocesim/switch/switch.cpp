@@ -269,10 +269,18 @@ void Switch::prefetch(uint32_t kind, uint64_t arg) const {
     __builtin_prefetch(&out.out[prio]);
     __builtin_prefetch(&pause_states_[o]);
   } else if (kind == kEvTxDone) {
-    const Port& port = ports_[arg];
+    const uint16_t o = txdone_port(arg);
+    const Port& port = ports_[o];
     __builtin_prefetch(&port);
     __builtin_prefetch(reinterpret_cast<const char*>(&port) + 64);
-    __builtin_prefetch(&pause_states_[arg]);
+    __builtin_prefetch(&pause_states_[o]);
+    // The packet likely to leave was loaded by the queue a few events ago: the ingress group it will release
+    // (last touched when it arrived, a queueing delay ago).
+    // (A stale hint may name another switch's port: check the range.)
+    const Packet* p = txdone_hint(arg);
+    if (p && p->in_port < ports_.size()) {
+      __builtin_prefetch(&ports_[p->in_port].in[p->priority & 7]);
+    }
   }
 }
 
@@ -405,7 +413,7 @@ void Switch::try_send(uint16_t out) {
   if (sim_.now() < port.busy_until) {
     if (!port.txdone_pending) {
       port.txdone_pending = true;
-      sim_.at(port.busy_until, this, kEvTxDone, out);
+      sim_.at(port.busy_until, this, kEvTxDone, wake_arg(out, -1));
     }
     return;
   }
@@ -432,7 +440,7 @@ void Switch::try_send(uint16_t out) {
     ++(port.pfc_pending & port.xoff ? port.pause_frames : port.resume_frames);
     port.pfc_pending = 0;
     port.busy_until = transmit(out, port.link, f);
-    wake_when_free(out);
+    wake_when_free(out, -1);
     return;
   }
   for (uint8_t m = port.stale; m; m &= static_cast<uint8_t>(m - 1)) {
@@ -454,9 +462,6 @@ void Switch::try_send(uint16_t out) {
     port.view.head_bytes[c] = 0;
     port.view.nonempty &= static_cast<uint8_t>(~(1u << c));
   } else {
-    // The next packet of this class is likely the next to leave: start loading it now, a serialisation time
-    // before its size is needed.
-    __builtin_prefetch(q.head);
     port.stale |= static_cast<uint8_t>(1u << c);
   }
   q.qbytes -= p->frame;
@@ -480,15 +485,24 @@ void Switch::try_send(uint16_t out) {
   q.tx_bytes += p->frame;
   ++q.tx_packets;
   port.busy_until = transmit(out, port.link, p);
-  wake_when_free(out);
+  wake_when_free(out, c);
 }
 
-void Switch::wake_when_free(uint16_t out) {
+void Switch::wake_when_free(uint16_t out, int served) {
   Port& port = ports_[out];
   if ((port.view.nonempty || port.pfc_pending) && !port.txdone_pending) {
     port.txdone_pending = true;
-    sim_.at(port.busy_until, this, kEvTxDone, out);
+    sim_.at(port.busy_until, this, kEvTxDone, wake_arg(out, served));
   }
+}
+
+uint64_t Switch::wake_arg(uint16_t out, int served) const {
+  const Port& port = ports_[out];
+  const uint8_t ne = port.view.nonempty;
+  if (!ne) {
+    return txdone_arg(out);
+  }
+  return txdone_arg(out, port.out[served >= 0 && (ne & (1u << served)) ? served : __builtin_ctz(ne)].head);
 }
 
 void Switch::tx_done(uint16_t port) {

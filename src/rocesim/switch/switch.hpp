@@ -175,8 +175,12 @@ class Switch final : public Node {
   void release(Packet* p);
   void enqueue(Packet* p);
   void try_send(uint16_t port);
-  // After a send: a kEvTxDone when the port is free, if something is already waiting for it.
-  void wake_when_free(uint16_t port);
+  // After a send: a kEvTxDone when the port is free, if something is already waiting for it. `served`: the class
+  // just sent from (-1 for a PFC frame).
+  void wake_when_free(uint16_t port, int served);
+  // The kEvTxDone argument for `port`, with the packet likely to leave next as the hint: the head of the class
+  // just served if it has one, else of the lowest non-empty class.
+  uint64_t wake_arg(uint16_t port, int served) const;
   void drop(Packet* p, DropReason r);
 
   // What every packet touches comes first and together (about four cache lines); on a large fabric a switch is
