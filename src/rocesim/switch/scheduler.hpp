@@ -2,8 +2,11 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 #include "rocesim/core/params.hpp"
@@ -25,13 +28,28 @@ struct ClassView {
   uint8_t blocked = 0;
 };
 
+// One port's scheduling state. It lives in the port, in the cache line next to the port's queues, and belongs to
+// the scheduler: each implementation keeps its own trivially copyable struct in it (see SchedulerState::as). On a
+// large fabric a scheduler object of its own per port would cost a cache miss per packet sent.
+struct alignas(64) SchedulerState {
+  std::array<std::byte, 64> bytes{};
+  // The implementation's view of the bytes (zero at first).
+  template <typename T>
+  T& as() {
+    static_assert(sizeof(T) <= sizeof(bytes) && alignof(T) <= 64 && std::is_trivially_copyable_v<T>,
+                  "a scheduler's per-port state fits one cache line");
+    return *std::launder(reinterpret_cast<T*>(bytes.data()));
+  }
+};
+
 // Picks the class that sends next on one egress port.
-// Contract: one instance per port; pick() returns -1 if no class is both non-empty and unblocked, otherwise a
-// class whose head packet is then sent (pick() has already charged it).
+// Contract: one instance serves every port of a switch and holds only configuration; a port's state is the
+// `state` it is given. pick() returns -1 if no class is both non-empty and unblocked, otherwise a class whose head
+// packet is then sent (pick() has already charged it).
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
-  virtual int pick(const ClassView& v) = 0;
+  virtual int pick(const ClassView& v, SchedulerState& state) const = 0;
 };
 
 // `quantum_unit`: bytes of credit per unit of weight per round (at least the largest frame).

@@ -7,6 +7,9 @@
 namespace rocesim {
 namespace {
 
+// Weights are relative shares (switches take 1-100); the bound keeps a port's DWRR state in 32-bit counters.
+constexpr int64_t kMaxWeight = 10000;
+
 class EtsScheduler final : public Scheduler {
  public:
   EtsScheduler(const EtsParams& p, int32_t quantum_unit) {
@@ -14,26 +17,28 @@ class EtsScheduler final : public Scheduler {
       strict_mask_ |= static_cast<uint8_t>(1u << c);
     }
     for (int c = 0; c < 8; ++c) {
-      quantum_[c] = static_cast<int64_t>(p.weights[c]) * quantum_unit;
+      // Weights are at most kMaxWeight (the schema checks), so a deficit (a quantum plus less than a frame) fits
+      // 32 bits.
+      quantum_[c] = static_cast<int32_t>(p.weights[c] * quantum_unit);
       if (quantum_[c] > 0) {
         weighted_ |= static_cast<uint8_t>(1u << c);
       }
     }
   }
 
-  int pick(const ClassView& v) override {
+  int pick(const ClassView& v, SchedulerState& state) const override {
+    Dwrr& d = state.as<Dwrr>();
     const uint8_t ready = v.nonempty & static_cast<uint8_t>(~v.blocked);
     if (const uint8_t s = ready & strict_mask_) {
       return 31 - __builtin_clz(s);  // highest strict class
     }
-    // An empty class forfeits its credit (DRR); a paused one keeps it.
     const auto empty = static_cast<uint8_t>(~v.nonempty);
-    for (uint8_t m = credited_ & empty; m; m &= static_cast<uint8_t>(m - 1)) {
-      deficit_[__builtin_ctz(m)] = 0;
+    for (uint8_t m = d.credited & empty; m; m &= static_cast<uint8_t>(m - 1)) {
+      d.deficit[__builtin_ctz(m)] = 0;
     }
-    credited_ &= v.nonempty;
-    if (empty & (1u << cur_)) {
-      topped_ = false;
+    d.credited &= v.nonempty;
+    if (empty & (1u << d.cur)) {
+      d.topped = false;
     }
     const uint8_t rr = ready & static_cast<uint8_t>(~strict_mask_);
     if (!rr) {
@@ -43,37 +48,37 @@ class EtsScheduler final : public Scheduler {
     if (!eligible) {
       return 31 - __builtin_clz(rr);  // only classes of weight 0 are ready: serve them in class order
     }
-    // Visit the eligible classes round-robin from cur_; each is topped up once per visit and sends while its
-    // credit covers the head packet. Since the quantum is at least one frame, a class sends on its first
-    // top-up, so this ends within two visits.
     for (;;) {
-      const int c = cur_;
+      const int c = d.cur;
       if (eligible & (1u << c)) {
-        if (!topped_) {
-          deficit_[c] += quantum_[c];
-          credited_ |= static_cast<uint8_t>(1u << c);
-          topped_ = true;
+        if (!d.topped) {
+          d.deficit[c] += quantum_[c];
+          d.credited |= static_cast<uint8_t>(1u << c);
+          d.topped = true;
         }
-        if (v.head_bytes[c] <= deficit_[c]) {
-          deficit_[c] -= v.head_bytes[c];
+        if (v.head_bytes[c] <= d.deficit[c]) {
+          d.deficit[c] -= v.head_bytes[c];
           return c;
         }
       }
-      // Skip to the next eligible class after c, wrapping around.
       const auto rot = static_cast<uint8_t>((eligible >> ((c + 1) & 7)) | (eligible << (8 - ((c + 1) & 7))));
-      cur_ = (c + 1 + __builtin_ctz(rot)) & 7;
-      topped_ = false;
+      d.cur = static_cast<uint8_t>((c + 1 + __builtin_ctz(rot)) & 7);
+      d.topped = false;
     }
   }
 
  private:
+  // A port's round: per class, the bytes it may still send; the class whose turn it is, and whether it has had
+  // its quantum this turn.
+  struct Dwrr {
+    std::array<int32_t, 8> deficit;
+    uint8_t credited;  // classes whose deficit may be non-zero
+    uint8_t cur;
+    bool topped;
+  };
   uint8_t strict_mask_ = 0;
   uint8_t weighted_ = 0;  // classes with a positive quantum
-  uint8_t credited_ = 0;  // classes whose deficit may be non-zero
-  std::array<int64_t, 8> quantum_{};
-  std::array<int64_t, 8> deficit_{};
-  int cur_ = 0;
-  bool topped_ = false;
+  std::array<int32_t, 8> quantum_{};
 };
 
 }  // namespace
@@ -84,7 +89,7 @@ const Schema<EtsParams>& EtsParams::schema() {
     sc.add(&EtsParams::type, "type", "ets", "scheduler: ets (strict classes, then DWRR by weight)", one_of({"ets"}))
         .add(&EtsParams::strict, "strict", "[6]", "classes served by strict priority (CNPs ride class 6)", {}, "class")
         .add(&EtsParams::weights, "weights", "[50, 1, 1, 50, 1, 1, 1, 1]",
-             "DWRR weights of classes 0..7 (Cumulus RoCE: TC0 and TC3 at 50 % each)", {}, "relative")
+             "DWRR weights of classes 0..7, each 0..10000 (Cumulus RoCE: TC0 and TC3 at 50 % each)", {}, "relative")
         .validate([](const EtsParams& p) -> std::optional<std::pair<std::string, std::string>> {
           for (int64_t c : p.strict) {
             if (c < 0 || c > 7) {
@@ -95,8 +100,9 @@ const Schema<EtsParams>& EtsParams::schema() {
             return std::make_pair("weights", "needs 8 weights, one per class, got " + std::to_string(p.weights.size()));
           }
           for (int64_t w : p.weights) {
-            if (w < 0) {
-              return std::make_pair("weights", "weights must not be negative");
+            if (w < 0 || w > kMaxWeight) {
+              return std::make_pair("weights",
+                                    "weights must be 0.." + std::to_string(kMaxWeight) + ", got " + std::to_string(w));
             }
           }
           return std::nullopt;

@@ -126,6 +126,7 @@ Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchP
       max_frame_(wire::on_wire(static_cast<int>(max_frame.count()))),
       latency_(p.latency),
       admission_(make_buffer_admission(p.admission)),
+      sched_(make_scheduler(p.ets, static_cast<int32_t>(max_frame_))),
       ecn_at_dequeue_(p.ecn.at == "dequeue"),
       telemetry_(telemetry),
       dscp_to_prio_(parse_dscp_map(p.dscp_map)),
@@ -140,7 +141,6 @@ Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchP
 uint16_t Switch::add_port(const LinkEnd& link) {
   ports_.emplace_back();
   ports_.back().link = link;
-  ports_.back().sched = make_scheduler(params_.ets, static_cast<int32_t>(max_frame_));
   auto shared = std::find_if(markers_.begin(), markers_.end(), [&](const auto& m) { return m.first == link.rate; });
   if (shared == markers_.end()) {
     markers_.emplace_back(link.rate, make_ecn_marker(params_.ecn.for_rate(link.rate)));
@@ -266,6 +266,7 @@ void Switch::prefetch(uint32_t kind, uint64_t arg) const {
     __builtin_prefetch(&ports_[p.in_port].in[prio]);
     __builtin_prefetch(&out);
     __builtin_prefetch(reinterpret_cast<const char*>(&out) + 64);
+    __builtin_prefetch(&out.sched);  // used at once if the port is idle
     __builtin_prefetch(&out.out[prio]);
     __builtin_prefetch(&pause_states_[o]);
   } else if (kind == kEvTxDone) {
@@ -273,6 +274,7 @@ void Switch::prefetch(uint32_t kind, uint64_t arg) const {
     const Port& port = ports_[o];
     __builtin_prefetch(&port);
     __builtin_prefetch(reinterpret_cast<const char*>(&port) + 64);
+    __builtin_prefetch(&port.sched);
     __builtin_prefetch(&pause_states_[o]);
     // The packet likely to leave was loaded by the queue a few events ago: the ingress group it will release
     // (last touched when it arrived, a queueing delay ago).
@@ -449,7 +451,7 @@ void Switch::try_send(uint16_t out) {
   }
   port.stale = 0;
   port.view.blocked = pause_states_[out].paused_mask(sim_.now());
-  const int c = port.sched->pick(port.view);
+  const int c = sched_->pick(port.view, port.sched);
   if (c < 0) {
     return;
   }

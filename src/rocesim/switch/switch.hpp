@@ -105,10 +105,10 @@ class Switch final : public Node {
  private:
   enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh };
 
-  // Port state is grouped by what one packet touches, a cache line per group: the port's header (two lines, for
-  // the scheduler and the link), then per class one line of egress state (its queue, linked through the packets,
-  // and its counters) and one of ingress state (buffer accounting and counters). A packet touches its egress
-  // class and its ingress class only; the other classes' lines stay out of the cache. On a 1,024-host fabric
+  // Port state is grouped by what one packet touches, a cache line per group: the port's header (three lines:
+  // the scheduler's view, the link, the scheduler's state), then per class one line of egress state (its queue, linked
+  // through the packets, and its counters) and one of ingress state (buffer accounting and counters). A packet touches
+  // its egress class and its ingress class only; the other classes' lines stay out of the cache. On a 1,024-host fabric
   // the switches hold 14 MB of port state, so each line a hop touches is likely a miss.
   //
   // One class's egress queue and counters. Packet::next links the queue: no memory besides the packets, and the
@@ -148,13 +148,13 @@ class Switch final : public Node {
     // Classes whose view.head_bytes is stale: the new head's size is read at the next dequeue decision (a
     // serialisation time later, after a prefetch) rather than at once, which would wait for memory.
     uint8_t stale = 0;
-    ClassView view;        // head sizes per class, kept current by enqueue and dequeue
-    int64_t q_total = 0;   // frame bytes queued, all priorities (INT qlen)
-    int64_t tx_total = 0;  // frame bytes sent, all priorities (INT tx_bytes)
-    std::unique_ptr<Scheduler> sched;
+    ClassView view;                  // head sizes per class, kept current by enqueue and dequeue
+    int64_t q_total = 0;             // frame bytes queued, all priorities (INT qlen)
+    int64_t tx_total = 0;            // frame bytes sent, all priorities (INT tx_bytes)
     const EcnMarker* ecn = nullptr;  // this port's marking curve (depends on its rate with ecn.by_rate)
     LinkEnd link;
     int64_t headroom = 0;
+    SchedulerState sched;  // the third line of the header: the scheduler's state of this port
     std::array<EgressClass, 8> out;
     std::array<IngressClass, 8> in;
     std::array<PfcClass, 8> pfc;
@@ -162,7 +162,7 @@ class Switch final : public Node {
     int64_t resume_frames = 0;
   };
   static_assert(sizeof(EgressClass) == 64 && sizeof(IngressClass) == 64, "one cache line per class and side");
-  static_assert(offsetof(Port, out) == 128, "the port header fits two cache lines");
+  static_assert(offsetof(Port, sched) == 128 && offsetof(Port, out) == 192, "the port header is three cache lines");
   enum Charge : uint8_t { kChargeMin = 0, kChargeShared = 1, kChargeHeadroom = 2 };
 
   void receive(Packet* p) override;
@@ -196,6 +196,7 @@ class Switch final : public Node {
   std::vector<Port> ports_;
   std::vector<PauseState> pause_states_;
   std::unique_ptr<BufferAdmission> admission_;
+  std::unique_ptr<Scheduler> sched_;  // for every port (each port keeps its own state)
   uint8_t lossless_ = 0;
   bool ecn_at_dequeue_ = false;
   bool telemetry_ = false;
