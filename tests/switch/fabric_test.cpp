@@ -135,6 +135,45 @@ workload: [{type: flows, path: unused}]
   EXPECT_EQ(net.nic(1).pause_state().total[3], Time::ps(335'539'200));
 }
 
+TEST(Pfc, APausedSwitchPortHoldsItsQueueUntilThePauseRunsOut) {
+  // The same pause reaches the switch on its port to host 0 at t = 0. Host 1's 64 KB write (16 full packets)
+  // reaches the switch at once, waits there, and leaves back-to-back when the pause ends: the flow ends later than
+  // on the idle fabric by the pause minus the time its first packet would have taken to reach that port.
+  auto s = test::make_sim(R"(seed: 1
+stop: 2ms
+topology: {type: star, hosts: 2}
+nic: {cc: none}
+workload: [{type: flows, path: unused}]
+)",
+                          {"workload=[]"});
+  Network& net = s->net();
+  auto [sw, port] = net.attachment(0);
+  Packet* pfc = net.pool().acquire(PacketKind::kPfc);
+  pfc->frame = wire::kPfcFrame;
+  pfc->in_port = port;
+  PacketExt& pfc_ext = net.pool().ext(pfc);
+  pfc_ext.pfc_enable = 1u << 3;
+  pfc_ext.pfc_quanta[3] = 65535;
+  s->sim().at(Time(), sw, kEvArrive, reinterpret_cast<uint64_t>(pfc));
+  FlowSpec f;
+  f.src = 1;
+  f.dst = 0;
+  f.size = Bytes(65536);
+  f.priority = 3;
+  const uint32_t id = net.add_flow(f);
+  s->run();
+  const FlowRecord& r = net.flows()[id];
+  ASSERT_TRUE(r.done);
+  const auto hops = net.path(1, 0);
+  // The first packet: a full WRITE first (with RETH), serialised by the NIC, then the link delay.
+  const int first_wire = wire::on_wire(wire::roce_frame(static_cast<int>(net.mtu()), wire::kReth));
+  const Time first_at_switch = hops[0].first.tx_time(Bytes(first_wire)) + hops[0].second;
+  EXPECT_EQ(r.end, r.ideal_fct + Time::ps(335'539'200) - first_at_switch);
+  EXPECT_EQ(sw->pause_state(port).xoff_rcvd[3], 1);
+  EXPECT_EQ(sw->pause_state(port).total[3], Time::ps(335'539'200));
+  EXPECT_EQ(sw->counters(port, 3).tx_packets, 16);
+}
+
 TEST(Ecn, RedMarkingProbabilityFollowsTheCurve) {
   EcnParams p;
   p.type = "red";

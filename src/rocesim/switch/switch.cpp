@@ -255,7 +255,7 @@ int64_t Switch::queued_packets() const {
 // as pure, and drops a call to it whose result is unused.
 void Switch::prefetch(uint32_t kind, uint64_t arg) const {
   if (kind == kEvArrive) {
-    // The ingress group, egress port, its class and pause state that receiving the packet will touch.
+    // The ingress group, egress port (header, scheduler state) and class that receiving the packet will touch.
     const Packet& p = *reinterpret_cast<const Packet*>(arg);
     if (p.kind == PacketKind::kPfc) {
       return;
@@ -268,14 +268,12 @@ void Switch::prefetch(uint32_t kind, uint64_t arg) const {
     __builtin_prefetch(reinterpret_cast<const char*>(&out) + 64);
     __builtin_prefetch(&out.sched);  // used at once if the port is idle
     __builtin_prefetch(&out.out[prio]);
-    __builtin_prefetch(&pause_states_[o]);
   } else if (kind == kEvTxDone) {
     const uint16_t o = txdone_port(arg);
     const Port& port = ports_[o];
     __builtin_prefetch(&port);
     __builtin_prefetch(reinterpret_cast<const char*>(&port) + 64);
     __builtin_prefetch(&port.sched);
-    __builtin_prefetch(&pause_states_[o]);
     // The packet likely to leave was loaded by the queue a few events ago: the ingress group it will release
     // (last touched when it arrived, a queueing delay ago).
     // (A stale hint may name another switch's port: check the range.)
@@ -290,6 +288,7 @@ void Switch::receive(Packet* p) {
   if (p->kind == PacketKind::kPfc) {
     const uint16_t port = p->in_port;
     const uint8_t resumed = apply_pfc(pause_states_[port], port, *p, ports_[port].link.rate, params_.pfc.response_time);
+    ports_[port].pause_armed = pause_states_[port].armed;
     pool_.release(p);
     if (resumed) {
       try_send(port);
@@ -450,7 +449,7 @@ void Switch::try_send(uint16_t out) {
     port.view.head_bytes[s] = port.out[s].head->frame;
   }
   port.stale = 0;
-  port.view.blocked = pause_states_[out].paused_mask(sim_.now());
+  port.view.blocked = port.pause_armed ? pause_states_[out].paused_mask(sim_.now()) : 0;
   const int c = sched_->pick(port.view, port.sched);
   if (c < 0) {
     return;

@@ -154,6 +154,8 @@ class Switch final : public Node {
     const EcnMarker* ecn = nullptr;  // this port's marking curve (depends on its rate with ecn.by_rate)
     LinkEnd link;
     int64_t headroom = 0;
+    // A copy of the port's PauseState::armed: a port never paused does not touch its pause state's cache line.
+    uint8_t pause_armed = 0;
     SchedulerState sched;  // the third line of the header: the scheduler's state of this port
     std::array<EgressClass, 8> out;
     std::array<IngressClass, 8> in;
@@ -168,7 +170,10 @@ class Switch final : public Node {
   void receive(Packet* p) override;
   void prefetch(uint32_t kind, uint64_t arg) const override;
   void tx_done(uint16_t port) override;
-  void pause_ended(uint16_t port, uint8_t mask) override { try_send(port); }
+  void pause_ended(uint16_t port, uint8_t mask) override {
+    ports_[port].pause_armed = pause_states_[port].armed;
+    try_send(port);
+  }
   void on_event(uint32_t kind, uint64_t arg) override;
 
   bool admit(Packet* p);
