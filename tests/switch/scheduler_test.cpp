@@ -22,7 +22,7 @@ EtsParams ets(std::vector<int64_t> strict, std::vector<int64_t> weights) {
 }
 
 // Classes `c` with a head packet of `bytes` each.
-ClassView view(std::vector<std::pair<int, int32_t>> heads, uint8_t blocked = 0) {
+ClassView view(std::vector<std::pair<int, uint16_t>> heads, uint8_t blocked = 0) {
   ClassView v;
   for (auto [c, bytes] : heads) {
     v.head_bytes[c] = bytes;

@@ -23,8 +23,8 @@ struct EtsParams {
 // What the scheduler sees of a port: per class, the head packet's size (0 if the queue is empty), which classes
 // have a packet queued, and which may not send now (PFC-paused).
 struct ClassView {
-  std::array<int32_t, 8> head_bytes{};
-  uint8_t nonempty = 0;  // bit c set iff head_bytes[c] > 0
+  std::array<uint16_t, 8> head_bytes{};  // frames are at most 64 KiB (Packet::frame)
+  uint8_t nonempty = 0;                  // bit c set iff head_bytes[c] > 0
   uint8_t blocked = 0;
 };
 

@@ -148,14 +148,15 @@ class Switch final : public Node {
     // Classes whose view.head_bytes is stale: the new head's size is read at the next dequeue decision (a
     // serialisation time later, after a prefetch) rather than at once, which would wait for memory.
     uint8_t stale = 0;
+    // A copy of the port's PauseState::armed: a port never paused does not touch its pause state's cache line.
+    uint8_t pause_armed = 0;
     ClassView view;                  // head sizes per class, kept current by enqueue and dequeue
     int64_t q_total = 0;             // frame bytes queued, all priorities (INT qlen)
     int64_t tx_total = 0;            // frame bytes sent, all priorities (INT tx_bytes)
     const EcnMarker* ecn = nullptr;  // this port's marking curve (depends on its rate with ecn.by_rate)
-    LinkEnd link;
+    // The second line: what sending needs besides the above (and the ingress side's headroom).
+    alignas(64) LinkEnd link;
     int64_t headroom = 0;
-    // A copy of the port's PauseState::armed: a port never paused does not touch its pause state's cache line.
-    uint8_t pause_armed = 0;
     SchedulerState sched;  // the third line of the header: the scheduler's state of this port
     std::array<EgressClass, 8> out;
     std::array<IngressClass, 8> in;
@@ -164,7 +165,8 @@ class Switch final : public Node {
     int64_t resume_frames = 0;
   };
   static_assert(sizeof(EgressClass) == 64 && sizeof(IngressClass) == 64, "one cache line per class and side");
-  static_assert(offsetof(Port, sched) == 128 && offsetof(Port, out) == 192, "the port header is three cache lines");
+  static_assert(offsetof(Port, link) == 64 && offsetof(Port, sched) == 128 && offsetof(Port, out) == 192,
+                "the port header is three cache lines; enqueueing behind a busy port needs only the first");
   enum Charge : uint8_t { kChargeMin = 0, kChargeShared = 1, kChargeHeadroom = 2 };
 
   void receive(Packet* p) override;
