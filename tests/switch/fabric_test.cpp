@@ -187,6 +187,8 @@ TEST(Ecn, RedMarkingProbabilityFollowsTheCurve) {
   EXPECT_DOUBLE_EQ(m->probability(Bytes(200'000)), 0.1);
   EXPECT_DOUBLE_EQ(m->probability(Bytes(300'000)), 0.2);
   EXPECT_EQ(m->probability(Bytes(300'001)), 1.0);
+  EXPECT_EQ(m->silent_up_to(), Bytes(100'000));
+  EXPECT_GT(m->probability(m->silent_up_to() + Bytes(1)), 0.0);
   // Drawn marks match the probability within 4 standard deviations.
   Rng rng(11, "ecn");
   const int n = 100'000;

@@ -32,11 +32,13 @@ struct EcnRateEntry {
 std::vector<EcnRateEntry> parse_ecn_by_rate(const std::string& s);
 
 // Decides whether a packet leaving or joining an egress queue of depth `queue` gets CE.
-// Contract: pure apart from drawing from `rng`; `queue` excludes the packet being decided on.
+// Contract: pure apart from drawing from `rng`; `queue` excludes the packet being decided on. probability() is 0
+// for every depth up to silent_up_to(), so that a switch can skip the call (and the marker's memory) below it.
 class EcnMarker {
  public:
   virtual ~EcnMarker() = default;
   virtual double probability(Bytes queue) const = 0;
+  virtual Bytes silent_up_to() const = 0;
   bool mark(Bytes queue, Rng& rng) const {
     const double p = probability(queue);
     return p >= 1.0 || (p > 0.0 && rng.uniform() < p);

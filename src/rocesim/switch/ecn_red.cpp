@@ -11,6 +11,7 @@ namespace {
 class RedMarker final : public EcnMarker {
  public:
   explicit RedMarker(const EcnParams& p) : p_(p) {}
+  Bytes silent_up_to() const override { return p_.kmin; }
   double probability(Bytes q) const override {
     if (q <= p_.kmin) {
       return 0.0;

@@ -147,6 +147,9 @@ uint16_t Switch::add_port(const LinkEnd& link) {
     shared = markers_.end() - 1;
   }
   ports_.back().ecn = shared->second.get();
+  if (ports_.back().ecn) {
+    ports_.back().ecn_silent = ports_.back().ecn->silent_up_to().count();
+  }
   pause_states_.emplace_back();
   return static_cast<uint16_t>(ports_.size() - 1);
 }
@@ -382,7 +385,8 @@ void Switch::enqueue(Packet* p) {
   Port& port = ports_[out];
   const int c = p->priority;
   EgressClass& q = port.out[c];
-  if (port.ecn && !ecn_at_dequeue_ && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(q.qbytes), rng_)) {
+  if (!ecn_at_dequeue_ && q.qbytes > port.ecn_silent && p->ecn != wire::kNotEct &&
+      port.ecn->mark(Bytes(q.qbytes), rng_)) {
     if (p->ecn != wire::kCe) {
       ++q.ecn_marked;
     }
@@ -476,7 +480,8 @@ void Switch::try_send(uint16_t out) {
     h.qlen = static_cast<uint32_t>(port.q_total);
     h.rate_mbps = static_cast<uint32_t>(port.link.rate.bps() / 1000'000);
   }
-  if (port.ecn && ecn_at_dequeue_ && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(q.qbytes), rng_)) {
+  if (ecn_at_dequeue_ && q.qbytes > port.ecn_silent && p->ecn != wire::kNotEct &&
+      port.ecn->mark(Bytes(q.qbytes), rng_)) {
     if (p->ecn != wire::kCe) {
       ++q.ecn_marked;
     }

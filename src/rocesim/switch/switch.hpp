@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -154,6 +155,7 @@ class Switch final : public Node {
     int64_t q_total = 0;             // frame bytes queued, all priorities (INT qlen)
     int64_t tx_total = 0;            // frame bytes sent, all priorities (INT tx_bytes)
     const EcnMarker* ecn = nullptr;  // this port's marking curve (depends on its rate with ecn.by_rate)
+    int64_t ecn_silent = INT64_MAX;  // ecn->silent_up_to(): no marking (nor the marker's memory) up to this depth
     // The second line: what sending needs besides the above (and the ingress side's headroom).
     alignas(64) LinkEnd link;
     int64_t headroom = 0;
