@@ -110,7 +110,6 @@ class CalendarQueue {
     if (cur_sorted_.size() > kLookahead) {
       prefetch(cur_sorted_[cur_sorted_.size() - 1 - kLookahead]);
     }
-    follow_next_bucket();
     if (late) {
       std::pop_heap(late_.begin(), late_.end(), After{});
       e = late_.back();
@@ -200,9 +199,6 @@ class CalendarQueue {
     for (size_t k = 1; k <= kLookahead && k <= n; ++k) {
       prefetch(cur_sorted_[n - k]);
     }
-    const uint64_t after = next_wheel_bucket();
-    follow_ = after == UINT64_MAX ? kNil : heads_[after & mask_];
-    prefetch_node(follow_);
   }
 
   // Sorts the open bucket by time, latest first, keeping the order of equal times. Its times differ only in their
@@ -243,23 +239,6 @@ class CalendarQueue {
     }
   }
 
-  // The next bucket's nodes were mostly pushed a link delay ago and have left the cache, and its list is a chain
-  // that opening it would walk one miss at a time. So while this bucket drains, each pop steps one node along
-  // the next bucket's list, loading it ahead: by the time that bucket opens, its chain is in cache. (Nodes pushed
-  // to its head meanwhile are in cache anyway.) Only prefetches: results never depend on it.
-  void follow_next_bucket() {
-    if (follow_ != kNil) {
-      follow_ = next_[follow_];
-      prefetch_node(follow_);
-    }
-  }
-  void prefetch_node(uint32_t id) const {
-    if (id != kNil) {
-      __builtin_prefetch(&nodes_[id]);
-      __builtin_prefetch(&next_[id]);
-    }
-  }
-
   // The first non-empty bucket after the open one (or from cur_ before the first pop), or UINT64_MAX. The wheel
   // holds buckets cur_ .. cur_ + buckets_ - 1, each in slot (bucket mod buckets_); the bitmap marks non-empty
   // slots, scanned a 64-bit word at a time.
@@ -287,7 +266,6 @@ class CalendarQueue {
   std::vector<Event> nodes_;
   std::vector<uint32_t> next_;  // per node: the next in its bucket, or in the free list
   uint32_t free_ = kNil;
-  uint32_t follow_ = kNil;  // a node of the next bucket, to load ahead (see follow_next_bucket)
   size_t buckets_ = 0;      // a power of two
   size_t mask_ = 0;
   std::vector<uint32_t> heads_;
