@@ -30,6 +30,28 @@ void expect_conserved(Network& net) {
   EXPECT_TRUE(c.holds()) << "sent " << c.sent << " delivered " << c.delivered << " dropped " << c.dropped
                          << " in network " << c.in_network;
 }
+// Two hosts on one switch, idle, no congestion control: for single injected events.
+std::unique_ptr<Simulation> two_idle_hosts() {
+  return make_sim(R"(seed: 1
+stop: 2ms
+topology: {type: star, hosts: 2}
+nic: {cc: none}
+workload: [{type: flows, path: unused}]
+)",
+                  {"workload=[]"});
+}
+
+// A PFC frame pausing priority 3 for 65535 quanta (335.5392 us at 100 Gb/s), arriving at `node` on `port` at
+// t = 0 (before any flow starts).
+void pause_priority3_at_start(Simulation& s, Node* node, uint16_t port) {
+  Packet* pfc = s.net().pool().acquire(PacketKind::kPfc);
+  pfc->frame = wire::kPfcFrame;
+  pfc->in_port = port;
+  PacketExt& x = s.net().pool().ext(pfc);
+  x.pfc_enable = 1u << 3;
+  x.pfc_quanta[3] = 65535;
+  s.sim().at(Time(), node, kEvArrive, reinterpret_cast<uint64_t>(pfc));
+}
 }  // namespace
 
 TEST(Pfc, LosslessIncastPausesSendersDropsNothingAndKeepsTheReceiverLinkBusy) {
@@ -107,26 +129,10 @@ TEST(Pfc, PauseQuantaToTime) {
 TEST(Pfc, APauseThatIsNotRefreshedExpires) {
   // A single PFC frame (65535 quanta) reaches host 1's NIC at t = 0; host 1's 64 KB write to host 0 waits for
   // the pause to run out (335.5392 us at 100 Gb/s) and then takes its idle-fabric time.
-  auto s = test::make_sim(R"(seed: 1
-stop: 2ms
-topology: {type: star, hosts: 2}
-nic: {cc: none}
-workload: [{type: flows, path: unused}]
-)",
-                          {"workload=[]"});
+  auto s = two_idle_hosts();
   Network& net = s->net();
-  Packet* pfc = net.pool().acquire(PacketKind::kPfc);
-  pfc->frame = wire::kPfcFrame;
-  PacketExt& pfc_ext = net.pool().ext(pfc);
-  pfc_ext.pfc_enable = 1u << 3;
-  pfc_ext.pfc_quanta[3] = 65535;
-  s->sim().at(Time(), &net.nic(1), kEvArrive, reinterpret_cast<uint64_t>(pfc));  // before the flow's start event
-  FlowSpec f;
-  f.src = 1;
-  f.dst = 0;
-  f.size = Bytes(65536);
-  f.priority = 3;
-  const uint32_t id = net.add_flow(f);
+  pause_priority3_at_start(*s, &net.nic(1), 0);
+  const uint32_t id = net.add_flow(test::write_flow(1, 0, Bytes(65536)));
   s->run();
   const FlowRecord& r = net.flows()[id];
   ASSERT_TRUE(r.done);
@@ -139,28 +145,11 @@ TEST(Pfc, APausedSwitchPortHoldsItsQueueUntilThePauseRunsOut) {
   // The same pause reaches the switch on its port to host 0 at t = 0. Host 1's 64 KB write (16 full packets)
   // reaches the switch at once, waits there, and leaves back-to-back when the pause ends: the flow ends later than
   // on the idle fabric by the pause minus the time its first packet would have taken to reach that port.
-  auto s = test::make_sim(R"(seed: 1
-stop: 2ms
-topology: {type: star, hosts: 2}
-nic: {cc: none}
-workload: [{type: flows, path: unused}]
-)",
-                          {"workload=[]"});
+  auto s = two_idle_hosts();
   Network& net = s->net();
   auto [sw, port] = net.attachment(0);
-  Packet* pfc = net.pool().acquire(PacketKind::kPfc);
-  pfc->frame = wire::kPfcFrame;
-  pfc->in_port = port;
-  PacketExt& pfc_ext = net.pool().ext(pfc);
-  pfc_ext.pfc_enable = 1u << 3;
-  pfc_ext.pfc_quanta[3] = 65535;
-  s->sim().at(Time(), sw, kEvArrive, reinterpret_cast<uint64_t>(pfc));
-  FlowSpec f;
-  f.src = 1;
-  f.dst = 0;
-  f.size = Bytes(65536);
-  f.priority = 3;
-  const uint32_t id = net.add_flow(f);
+  pause_priority3_at_start(*s, sw, port);
+  const uint32_t id = net.add_flow(test::write_flow(1, 0, Bytes(65536)));
   s->run();
   const FlowRecord& r = net.flows()[id];
   ASSERT_TRUE(r.done);
