@@ -266,10 +266,11 @@ void Nic::try_send() {
     return;
   }
   const Time now = sim_.now();
-  const PauseState& ps = pause_states_[0];
+  // A copy of the pause state's armed mask: a NIC never paused does not touch its pause state's cache line.
+  const uint8_t paused = pause_armed_ ? pause_states_[0].paused_mask(now) : 0;
   // Control packets (ACK, NAK, CNP) go first, highest priority first: they are small and their delay is everyone's
   // delay. A paused priority holds back only its own control packets.
-  if (const uint8_t ready = ctrl_ready_ & static_cast<uint8_t>(~ps.paused_mask(now))) {
+  if (const uint8_t ready = ctrl_ready_ & static_cast<uint8_t>(~paused)) {
     const int prio = 31 - __builtin_clz(ready);
     Packet* c = ctrl_[prio].pop();
     if (ctrl_[prio].empty()) {
@@ -295,7 +296,7 @@ void Nic::try_send() {
       continue;
     }
     ++tries;
-    if (ps.paused(q.prio, now)) {
+    if (paused & (1u << q.prio)) {
       ++rr_;
       continue;
     }
@@ -423,6 +424,7 @@ void Nic::receive(Packet* p) {
   switch (p->kind) {
     case PacketKind::kPfc: {
       const uint8_t resumed = apply_pfc(pause_states_[0], 0, *p, link_.rate, Time());
+      pause_armed_ = pause_states_[0].armed;
       pool_.release(p);
       if (resumed) {
         try_send();

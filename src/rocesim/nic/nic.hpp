@@ -118,7 +118,10 @@ class Nic final : public Node, public CcTimers {
   void receive(Packet* p) override;
   void prefetch(uint32_t kind, uint64_t arg) const override;
   void tx_done(uint16_t) override;
-  void pause_ended(uint16_t, uint8_t) override { try_send(); }
+  void pause_ended(uint16_t, uint8_t) override {
+    pause_armed_ = pause_states_[0].armed;
+    try_send();
+  }
   void on_event(uint32_t kind, uint64_t arg) override;
 
   void try_send();
@@ -146,6 +149,7 @@ class Nic final : public Node, public CcTimers {
   std::array<uint8_t, 8> prio_to_dscp_;
   LinkEnd link_;
   bool busy_ = false;
+  uint8_t pause_armed_ = 0;         // pause_states_[0].armed, kept in step with it
   std::array<PacketRing, 8> ctrl_;  // ACK, NAK and CNP packets waiting, per priority
   uint8_t ctrl_ready_ = 0;          // priorities whose control queue is not empty
   std::vector<SendQp> send_;
