@@ -266,7 +266,7 @@ class CalendarQueue {
   std::vector<Event> nodes_;
   std::vector<uint32_t> next_;  // per node: the next in its bucket, or in the free list
   uint32_t free_ = kNil;
-  size_t buckets_ = 0;      // a power of two
+  size_t buckets_ = 0;  // a power of two
   size_t mask_ = 0;
   std::vector<uint32_t> heads_;
   std::vector<uint64_t> bitmap_;
