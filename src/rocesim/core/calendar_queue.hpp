@@ -82,8 +82,8 @@ class CalendarQueue {
 
   // Events run in the order of the sorted open bucket, so the queue knows what runs a few events from now: pop()
   // starts loading the handler and (when the argument is a pointer, e.g. a packet) the object of the event
-  // kLookahead places ahead, so that its memory is in cache by the time it runs (on a large fabric that takes
-  // about ten events' time). A prefetch never faults, so a non-pointer argument costs nothing.
+  // kLookahead places ahead, so that its memory is in cache by the time it runs. A prefetch never faults, so a
+  // non-pointer argument costs nothing.
   static constexpr size_t kLookahead = 12;
   static void prefetch(const Event& e) {
     __builtin_prefetch(e.handler);

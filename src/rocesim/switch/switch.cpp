@@ -259,8 +259,8 @@ int64_t Switch::queued_packets() const {
 void Switch::prefetch(uint32_t kind, uint64_t arg) const {
   if (kind == kEvArrive) {
     // The ingress group, the egress port's first line and the class that receiving the packet touches. If the
-    // port is idle, sending also needs the port's link and scheduler lines; not prefetching them measured better
-    // (fewer loads in flight for the common case, a busy port) on ft16 and ls-websearch.
+    // port is idle, sending also needs the port's link and scheduler lines; prefetching them too measured no
+    // better on ft16 and ls-websearch (a busy port, the common case, does not need them).
     const Packet& p = *reinterpret_cast<const Packet*>(arg);
     if (p.kind == PacketKind::kPfc) {
       return;
