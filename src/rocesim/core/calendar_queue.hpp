@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "rocesim/core/event_queue.hpp"
@@ -28,7 +29,7 @@ class CalendarQueue {
   // the suite (docs/performance.md).
   static constexpr int kShift = 10;
   static constexpr size_t kMinBuckets = 2048;
-  static constexpr size_t kMaxBuckets = size_t{1} << 20;  // 1.07 ms; 4 MiB of list heads
+  static constexpr size_t kMaxBuckets = size_t{1} << 20;  // 1.07 ms; 8 MiB of bucket heads
 
   CalendarQueue() { resize(kMinBuckets); }
 
@@ -47,8 +48,8 @@ class CalendarQueue {
   size_t buckets() const { return buckets_; }
 
   void reserve(size_t n) {
-    nodes_.reserve(n);
-    next_.reserve(n);
+    nodes_.reserve(n + kChunk);
+    next_.reserve(n / kChunk + 1);
     far_.reserve(n / 16);
   }
   bool empty() const { return size_ == 0; }
@@ -59,16 +60,12 @@ class CalendarQueue {
     ++size_;
     const uint64_t b = bucket_of(t);
     if ((b > cur_ || !open_) && b < cur_ + buckets_) [[likely]] {
-      if (free_ == kNil) [[unlikely]] {
-        grow_nodes();
-      }
-      const uint32_t id = free_;
-      free_ = next_[id];
-      nodes_[id] = e;
       const size_t slot = b & mask_;
-      next_[id] = heads_[slot];
-      heads_[slot] = id;
-      bitmap_[slot >> 6] |= uint64_t{1} << (slot & 63);
+      Slot& s = slots_[slot];
+      if (s.end % kChunk == 0) {  // the last chunk is full, or the bucket empty
+        append_chunk(s, slot);
+      }
+      nodes_[s.end++] = e;
       return;
     }
     push_rare(e, b);
@@ -128,6 +125,16 @@ class CalendarQueue {
   }
 
  private:
+  // The wheel: each bucket a list of chunks of kChunk events, from one pool. A push appends to its bucket's last
+  // chunk, or takes the chunk the last opened bucket freed last (still in cache): pushes write memory in cache,
+  // not a per-bucket array last touched a wheel turn ago. Opening a bucket reads whole chunks, whose loads go
+  // out together, instead of chasing a list one event (and one miss) at a time.
+  static constexpr uint32_t kNil = UINT32_MAX;
+  static constexpr uint32_t kChunk = 8;  // 256 bytes: four cache lines
+  struct Slot {
+    uint32_t head = kNil;  // the first chunk of the bucket's list
+    uint32_t end = 0;      // one past the last event (a node index; its chunk is the list's last)
+  };
   // Whether the earliest event is in the late heap rather than at the back of the open bucket.
   bool late_first() const {
     return !late_.empty() && (cur_sorted_.empty() || late_.front().before(cur_sorted_.back()));
@@ -137,11 +144,30 @@ class CalendarQueue {
   };
   static uint64_t bucket_of(Time t) { return static_cast<uint64_t>(t.ps()) >> kShift; }
 
-  // Out of line, so that push() stays small enough to inline: more free nodes, as many again as there are.
-  [[gnu::noinline]] void grow_nodes() {
-    const size_t n = nodes_.size();
-    const size_t add = std::max<size_t>(n, 1024);
-    nodes_.resize(n + add);
+  // A chunk (the most recently freed: still in cache) at the end of the slot's list.
+  void append_chunk(Slot& s, size_t slot) {
+    if (free_ == kNil) [[unlikely]] {
+      grow_chunks();
+    }
+    const uint32_t c = free_;
+    free_ = next_[c];
+    next_[c] = kNil;
+    if (s.head == kNil) {
+      s.head = c;
+      bitmap_[slot >> 6] |= uint64_t{1} << (slot & 63);
+    } else {
+      next_[(s.end - 1) / kChunk] = c;
+    }
+    s.end = c * kChunk;
+  }
+  // Out of line, so that push() stays small enough to inline: more free chunks, as many again as there are.
+  [[gnu::noinline]] void grow_chunks() {
+    const size_t n = next_.size();
+    const size_t add = std::max<size_t>(n, 256);
+    if ((n + add) * kChunk > UINT32_MAX) {
+      throw std::length_error("event queue: too many pending events");
+    }
+    nodes_.resize((n + add) * kChunk);
     next_.resize(n + add);
     for (size_t i = n + add; i-- > n;) {
       next_[i] = free_;
@@ -173,44 +199,59 @@ class CalendarQueue {
     }
     cur_ = next;
     open_ = true;
-    const size_t slot = cur_ & mask_;
-    if (bitmap_[slot >> 6] & (uint64_t{1} << (slot & 63))) {
-      for (uint32_t id = heads_[slot]; id != kNil;) {
-        cur_sorted_.push_back(nodes_[id]);
-        const uint32_t after = next_[id];
-        next_[id] = free_;  // freed nodes are reused first, while they are still in cache
-        free_ = id;
-        id = after;
-      }
-      heads_[slot] = kNil;
-      bitmap_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-    }
-    // The list holds the bucket's wheel events latest-pushed first. Events that waited in the far heap were all
-    // pushed before any of them (while the bucket was beyond the horizon); they follow, reversed, so that among
-    // equal times the array is in descending insertion order throughout, and a stable sort by time alone gives
-    // the (time, insertion) order.
-    const size_t listed = cur_sorted_.size();
+    // Events that waited in the far heap were all pushed before any wheel event of this bucket (while it was
+    // beyond the horizon), and the far heap gives them in (time, insertion) order; the chunks hold the wheel
+    // events in insertion order. So among equal times the array is in insertion order throughout, and a stable
+    // sort by time alone gives the (time, insertion) order.
     while (!far_.empty() && bucket_of(far_.top().t) == cur_) {
       cur_sorted_.push_back(far_.pop());
     }
-    std::reverse(cur_sorted_.begin() + static_cast<std::ptrdiff_t>(listed), cur_sorted_.end());
+    const size_t slot = cur_ & mask_;
+    if (bitmap_[slot >> 6] & (uint64_t{1} << (slot & 63))) {
+      Slot& s = slots_[slot];
+      for (uint32_t c = s.head; c != kNil;) {
+        const uint32_t after = next_[c];
+        const Event* first = &nodes_[size_t{c} * kChunk];
+        cur_sorted_.insert(cur_sorted_.end(), first, after == kNil ? &nodes_[s.end - 1] + 1 : first + kChunk);
+        next_[c] = free_;  // freed chunks are reused first, while they are still in cache
+        free_ = c;
+        c = after;
+      }
+      s = Slot{};
+      bitmap_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+    }
     sort_latest_first();
     const size_t n = cur_sorted_.size();
     for (size_t k = 1; k <= kLookahead && k <= n; ++k) {
       prefetch(cur_sorted_[n - k]);
     }
+    // The next bucket's chunks were written about a link delay ago and have mostly left the cache: load them a
+    // bucket ahead. Its chunk links (8 bytes a chunk) stay in cache, so the walk is cheap. (Written here, not in
+    // a helper: GCC drops a call to a function that only prefetches.)
+    if (const uint64_t after = next_wheel_bucket(); after != UINT64_MAX) {
+      const Slot& s = slots_[after & mask_];
+      for (uint32_t c = s.head; c != kNil; c = next_[c]) {
+        const char* p = reinterpret_cast<const char*>(&nodes_[size_t{c} * kChunk]);
+        const char* end =
+            next_[c] == kNil ? reinterpret_cast<const char*>(&nodes_[s.end - 1] + 1) : p + kChunk * sizeof(Event);
+        for (; p < end; p += 64) {
+          __builtin_prefetch(p);
+        }
+      }
+    }
   }
 
-  // Sorts the open bucket by time, latest first, keeping the order of equal times. Its times differ only in their
-  // low kShift bits, so a radix sort on those (two passes of five bits) does it without comparisons: a comparison
-  // sort of a few dozen events mispredicts a branch several times per event. Few events: insertion sort.
+  // Sorts the open bucket (in insertion order among equal times) by time, latest first, and among equal times
+  // latest-inserted first. Its times differ only in their low kShift bits, so a radix sort on those (two passes of
+  // five bits) does it without comparisons: a comparison sort of a few dozen events mispredicts a branch several
+  // times per event. Few events: insertion sort.
   void sort_latest_first() {
     const size_t n = cur_sorted_.size();
     if (n < kRadixMin) {
-      for (size_t i = 1; i < n; ++i) {
+      for (size_t i = 1; i < n; ++i) {  // each event goes before those not later: ties latest-inserted first
         const Event e = cur_sorted_[i];
         size_t j = i;
-        for (; j > 0 && cur_sorted_[j - 1].t < e.t; --j) {
+        for (; j > 0 && cur_sorted_[j - 1].t <= e.t; --j) {
           cur_sorted_[j] = cur_sorted_[j - 1];
         }
         cur_sorted_[j] = e;
@@ -219,23 +260,26 @@ class CalendarQueue {
     }
     static_assert(kShift == 2 * kDigitBits, "two radix passes cover the offset within a bucket");
     scratch_.resize(n);
-    radix_pass(cur_sorted_.data(), scratch_.data(), n, 0);
-    radix_pass(scratch_.data(), cur_sorted_.data(), n, kDigitBits);
+    radix_pass<false>(cur_sorted_.data(), scratch_.data(), n, 0);
+    radix_pass<true>(scratch_.data(), cur_sorted_.data(), n, kDigitBits);
   }
   static constexpr size_t kRadixMin = 12;
   static constexpr int kDigitBits = 5;
-  // One stable counting pass on the digit at `shift` of (the bucket's last picosecond - offset): latest first.
+  // One stable counting pass, ascending, on the time digit at `shift`; the last pass writes its output reversed,
+  // which turns the stable ascending order into latest first with ties latest-inserted first.
+  template <bool kReversed>
   static void radix_pass(const Event* from, Event* to, size_t n, int shift) {
     constexpr uint64_t kMask = (uint64_t{1} << kDigitBits) - 1;
     std::array<uint32_t, (1u << kDigitBits) + 1> start{};
     for (size_t i = 0; i < n; ++i) {
-      ++start[((~static_cast<uint64_t>(from[i].t.ps()) >> shift) & kMask) + 1];
+      ++start[((static_cast<uint64_t>(from[i].t.ps()) >> shift) & kMask) + 1];
     }
     for (size_t d = 1; d < start.size(); ++d) {
       start[d] += start[d - 1];
     }
     for (size_t i = 0; i < n; ++i) {
-      to[start[(~static_cast<uint64_t>(from[i].t.ps()) >> shift) & kMask]++] = from[i];
+      const uint32_t pos = start[(static_cast<uint64_t>(from[i].t.ps()) >> shift) & kMask]++;
+      to[kReversed ? n - 1 - pos : pos] = from[i];
     }
   }
 
@@ -253,22 +297,18 @@ class CalendarQueue {
     return UINT64_MAX;
   }
 
-  // The wheel: bucket lists threaded through one pool of event nodes. A push writes a node just freed by the
-  // last bucket opened (still in cache) instead of appending to a per-bucket array last touched a whole wheel
-  // turn ago.
-  static constexpr uint32_t kNil = UINT32_MAX;
   void resize(size_t n) {
     buckets_ = n;
     mask_ = n - 1;
-    heads_.assign(n, kNil);
+    slots_.assign(n, Slot{});
     bitmap_.assign(n / 64, 0);
   }
-  std::vector<Event> nodes_;
-  std::vector<uint32_t> next_;  // per node: the next in its bucket, or in the free list
+  std::vector<Event> nodes_;    // kChunk per chunk
+  std::vector<uint32_t> next_;  // per chunk: the next in its bucket, or in the free list
   uint32_t free_ = kNil;
   size_t buckets_ = 0;  // a power of two
   size_t mask_ = 0;
-  std::vector<uint32_t> heads_;
+  std::vector<Slot> slots_;
   std::vector<uint64_t> bitmap_;
   std::vector<Event> cur_sorted_;  // the open bucket, latest first
   std::vector<Event> scratch_;     // the radix sort's other buffer
