@@ -108,3 +108,50 @@ TEST(Simulation, TwoSimulationsRunInOneProcessWithoutSharingState) {
 }
 
 }  // namespace rocesim
+
+namespace rocesim {
+
+TEST(Transport, AnAckQueuedBehindAFrameLeavesTheMomentThePortFrees) {
+  // Host 0 writes one frame to host 1 at 0; host 1 writes one frame to host 0 at 2.1 us. Each frame is 1000 B
+  // + RETH 16 + headers 62 + 20 B preamble and gap = 1098 B: 87.84 ns at 100 Gb/s. Host 0's frame reaches host 1
+  // at 2 x 87.84 ns + 2 x 1 us = 2175.68 ns, while host 1 serialises its own frame (2100 to 2187.84 ns), so the
+  // ACK (86 B: 6.88 ns) waits 12.16 ns for the port. Host 1's QP has sent everything by then, so nothing but the
+  // ACK itself may ask for the port. At the leaf the ACK then lands 6.88 ns behind host 1's frame, on the same
+  // port to host 0, and waits out the rest of it: 80.96 ns. The flow ends 12.16 + 80.96 = 93.12 ns after its
+  // ideal.
+  auto s = test::make_sim(R"(seed: 1
+stop: 1s
+topology: {type: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}
+nic: {cc: none, mtu: 1000}
+)");
+  Network& net = s->net();
+  const uint32_t a = net.add_flow(test::write_flow(0, 1, Bytes(1000), Time(), 3));
+  const uint32_t b = net.add_flow(test::write_flow(1, 0, Bytes(1000), Time::ns(2100), 3));
+  s->run();
+  const FlowRecord& f = net.flows()[a];
+  ASSERT_TRUE(f.done);
+  ASSERT_TRUE(net.flows()[b].done);
+  EXPECT_EQ((f.end - f.spec.start).ps(), f.ideal_fct.ps() + 12'160 + 80'960);
+}
+
+TEST(Transport, ALoneQueuePairCostsOneSenderEventPerFrame) {
+  // Host 0 to host 1 under one leaf, 10 frames at line rate, ACK on the last (ack_interval 16). Every event, by
+  // hand: the flow's start; after each of the first 9 frames one wake-up when the sender's port frees (the QP may
+  // send again at once), and none after the last (all sent); 10 data arrivals at the leaf and 10 at host 1, and
+  // the ACK's arrival at each; 9 tx-done events at the leaf's port to host 1 (the first frame carries the 16-byte
+  // RETH, so that port stays 1.28 ns behind the arrivals and each later frame finds it busy). The run ends with
+  // the flow, before the retransmission timer's event. Before the NIC woke only when it could send, each frame
+  // cost it a tx-done event: 10 instead of 9.
+  auto s = test::make_sim(R"(seed: 1
+stop: 1s
+topology: {type: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}
+nic: {cc: none, mtu: 1000}
+)");
+  Network& net = s->net();
+  const uint32_t id = net.add_flow(test::write_flow(0, 1, Bytes(10'000), Time(), 3));
+  s->run();
+  ASSERT_TRUE(net.flows()[id].done);
+  EXPECT_EQ(s->sim().events(), 1u + 9u + (10u + 1u) + (10u + 1u) + 9u);
+}
+
+}  // namespace rocesim

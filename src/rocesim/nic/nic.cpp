@@ -262,10 +262,14 @@ void Nic::on_read_request(Packet* p) {
 }
 
 void Nic::try_send() {
-  if (busy_ || !link_.peer) {
+  if (!link_.peer) {
     return;
   }
   const Time now = sim_.now();
+  if (now < busy_until_) {  // something new to send waits for the port
+    wake_by(busy_until_);
+    return;
+  }
   // A copy of the pause state's armed mask: a NIC never paused does not touch its pause state's cache line.
   const uint8_t paused = pause_armed_ ? pause_states_[0].paused_mask(now) : 0;
   // Control packets (ACK, NAK, CNP) go first, highest priority first: they are small and their delay is everyone's
@@ -277,8 +281,8 @@ void Nic::try_send() {
       ctrl_ready_ &= static_cast<uint8_t>(~(1u << prio));
     }
     cnt_.tx_bytes += c->frame;
-    busy_ = true;
-    send(0, link_, c);
+    busy_until_ = transmit(0, link_, c);
+    wake_after_send();
     return;
   }
   // Data: round robin over active QPs, each paced at its congestion control's rate.
@@ -382,19 +386,37 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   }
   ++cnt_.data_sent;
   cnt_.tx_bytes += p->frame;
-  busy_ = true;
   // An injected loss: the packet leaves the NIC (it used the wire) but never arrives.
   for (auto it = drops_.begin(); it != drops_.end(); ++it) {
     if (it->first == q.flow && it->second == psn) {
       drops_.erase(it);
       ++injected_;
+      busy_until_ = now + link_.rate.tx_time(Bytes(wire::on_wire(p->frame)));
       pool_.release(p);
-      sim_.after(link_.rate.tx_time(Bytes(wire::on_wire(p->frame))), this, kEvTxDone, txdone_arg(0));
+      wake_after_send();
       return true;
     }
   }
-  send(0, link_, p);
+  busy_until_ = transmit(0, link_, p);
+  wake_after_send();
   return true;
+}
+
+void Nic::wake_after_send() {
+  if (!ctrl_ready_ && active_.size() <= 1) {
+    if (active_.empty()) {
+      return;  // nothing to send: a new message, ACK or CNP will call try_send
+    }
+    // A lone QP: it may send when the port is free and its pacing allows. Nothing to wake for if it has sent
+    // everything or its window is full (an ACK, NAK or timeout calls try_send); a pause's end calls it too.
+    const SendQp& q = send_[active_[0]];
+    if (q.next_psn >= q.npkts || (q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window)) {
+      return;
+    }
+    wake_by(std::max({busy_until_, q.next_send, q.hold_until}));
+    return;
+  }
+  wake_by(busy_until_);
 }
 
 // Starts loading the queue pair and flow record an arriving packet will update, and the queue pair a free port
@@ -414,10 +436,7 @@ void Nic::prefetch(uint32_t kind, uint64_t arg) const {
   }
 }
 
-void Nic::tx_done(uint16_t) {
-  busy_ = false;
-  try_send();
-}
+void Nic::tx_done(uint16_t) { try_send(); }  // (the NIC schedules no kEvTxDone: see wake_after_send)
 
 void Nic::receive(Packet* p) {
   cnt_.rx_bytes += p->frame;

@@ -139,6 +139,15 @@ class Nic final : public Node, public CcTimers {
   void on_read_request(Packet* p);
   // After the congestion control may have changed the rate: recompute when the QP may send next.
   void pacing_changed(SendQp& q) { q.next_send = q.last_tx + q.cc->rate.tx_time(Bytes(q.last_wire)); }
+  // An event at `t`, unless one is due by then already.
+  void wake_by(Time t) {
+    if (t < wake_at_) {
+      wake_at_ = t;
+      sim_.at(t, this, kEvWake);
+    }
+  }
+  // After a frame went out: wake when the NIC may send next.
+  void wake_after_send();
 
   NicParams p_;
   uint32_t host_;
@@ -148,7 +157,10 @@ class Nic final : public Node, public CcTimers {
   FlowTable& flows_;
   std::array<uint8_t, 8> prio_to_dscp_;
   LinkEnd link_;
-  bool busy_ = false;
+  // The port serialises until busy_until_. No event marks the end of each frame: after a send the NIC wakes
+  // (kEvWake at wake_at_) when it may send next, which for a lone paced QP is its pacing time, one event per frame
+  // instead of a tx-done and then a wake-up.
+  Time busy_until_;
   uint8_t pause_armed_ = 0;         // pause_states_[0].armed, kept in step with it
   std::array<PacketRing, 8> ctrl_;  // ACK, NAK and CNP packets waiting, per priority
   uint8_t ctrl_ready_ = 0;          // priorities whose control queue is not empty
