@@ -11,6 +11,12 @@ stop: 20ms
 topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
 nic: {cc: none, mtu: 1024}
 )";
+// Two hosts under one leaf (the second leaf and the spine stay idle), 1000-byte MTU.
+const char* kOneLeaf = R"(seed: 1
+stop: 1s
+topology: {type: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}
+nic: {cc: none, mtu: 1000}
+)";
 }  // namespace
 
 TEST(Transport, OneFlowOnAnIdlePathRunsAtLineRateAndMatchesItsIdealFct) {
@@ -107,10 +113,6 @@ TEST(Simulation, TwoSimulationsRunInOneProcessWithoutSharingState) {
   }
 }
 
-}  // namespace rocesim
-
-namespace rocesim {
-
 TEST(Transport, AnAckQueuedBehindAFrameLeavesTheMomentThePortFrees) {
   // Host 0 writes one frame to host 1 at 0; host 1 writes one frame to host 0 at 2.1 us. Each frame is 1000 B
   // + RETH 16 + headers 62 + 20 B preamble and gap = 1098 B: 87.84 ns at 100 Gb/s. Host 0's frame reaches host 1
@@ -119,11 +121,7 @@ TEST(Transport, AnAckQueuedBehindAFrameLeavesTheMomentThePortFrees) {
   // ACK itself may ask for the port. At the leaf the ACK then lands 6.88 ns behind host 1's frame, on the same
   // port to host 0, and waits out the rest of it: 80.96 ns. The flow ends 12.16 + 80.96 = 93.12 ns after its
   // ideal.
-  auto s = test::make_sim(R"(seed: 1
-stop: 1s
-topology: {type: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}
-nic: {cc: none, mtu: 1000}
-)");
+  auto s = test::make_sim(kOneLeaf);
   Network& net = s->net();
   const uint32_t a = net.add_flow(test::write_flow(0, 1, Bytes(1000), Time(), 3));
   const uint32_t b = net.add_flow(test::write_flow(1, 0, Bytes(1000), Time::ns(2100), 3));
@@ -142,11 +140,7 @@ TEST(Transport, ALoneQueuePairCostsOneSenderEventPerFrame) {
   // RETH, so that port stays 1.28 ns behind the arrivals and each later frame finds it busy). The run ends with
   // the flow, before the retransmission timer's event. Before the NIC woke only when it could send, each frame
   // cost it a tx-done event: 10 instead of 9.
-  auto s = test::make_sim(R"(seed: 1
-stop: 1s
-topology: {type: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}
-nic: {cc: none, mtu: 1000}
-)");
+  auto s = test::make_sim(kOneLeaf);
   Network& net = s->net();
   const uint32_t id = net.add_flow(test::write_flow(0, 1, Bytes(10'000), Time(), 3));
   s->run();
