@@ -150,6 +150,11 @@ class CalendarQueue {
   };
   static uint64_t bucket_of(Time t) { return static_cast<uint64_t>(t.ps()) >> kShift; }
 
+  // One past the last event of chunk c of slot s, whose next chunk is `after`: the last chunk ends at s.end,
+  // the others are full.
+  const Event* chunk_end(uint32_t c, uint32_t after, const Slot& s) const {
+    return after == kNil ? nodes_.data() + s.end : nodes_.data() + (size_t{c} + 1) * kChunk;
+  }
   // A chunk (the most recently freed: still in cache) at the end of the slot's list.
   void append_chunk(Slot& s, size_t slot) {
     if (free_ == kNil) [[unlikely]] {
@@ -219,7 +224,7 @@ class CalendarQueue {
       for (uint32_t c = s.head; c != kNil;) {
         const uint32_t after = next_[c];
         const Event* first = &nodes_[size_t{c} * kChunk];
-        cur_sorted_.insert(cur_sorted_.end(), first, after == kNil ? &nodes_[s.end - 1] + 1 : first + kChunk);
+        cur_sorted_.insert(cur_sorted_.end(), first, chunk_end(c, after, s));
         next_[c] = free_;  // freed chunks are reused first, while they are still in cache
         free_ = c;
         c = after;
@@ -240,8 +245,7 @@ class CalendarQueue {
       const Slot& s = slots_[after & mask_];
       for (uint32_t c = s.head; c != kNil; c = next_[c]) {
         const char* p = reinterpret_cast<const char*>(&nodes_[size_t{c} * kChunk]);
-        const char* end =
-            next_[c] == kNil ? reinterpret_cast<const char*>(&nodes_[s.end - 1] + 1) : p + kChunk * sizeof(Event);
+        const char* end = reinterpret_cast<const char*>(chunk_end(c, next_[c], s));
         for (; p < end; p += 64) {
           __builtin_prefetch(p);
         }
