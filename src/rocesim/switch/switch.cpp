@@ -228,7 +228,7 @@ PortPrioCounters Switch::counters(uint16_t port, int prio) const {
   c.drops = i.drops;
   c.xoff_sent = pt.pfc[prio].xoff_sent;
   c.xon_sent = pt.pfc[prio].xon_sent;
-  c.max_headroom = i.max_headroom;
+  c.max_headroom = pt.pfc[prio].max_headroom;
   return c;
 }
 
@@ -337,14 +337,15 @@ bool Switch::admit(Packet* p) {
       return false;
     }
     g.hdrm_used += s;
-    g.max_headroom = std::max(g.max_headroom, g.hdrm_used);
+    in.pfc[pg].max_headroom = std::max(in.pfc[pg].max_headroom, g.hdrm_used);
     p->charge = kChargeHeadroom;
   } else {
     drop(p, DropReason::kSharedLimit);
     return false;
   }
   total_used_ += s;
-  if (lossless && !(in.xoff & (1u << pg)) && (g.hdrm_used > 0 || g.shared_used + max_frame_ > limit)) {
+  if (lossless && !g.xoff && (g.hdrm_used > 0 || g.shared_used + max_frame_ > limit)) {
+    g.xoff = true;
     in.xoff |= static_cast<uint8_t>(1u << pg);
     in.pfc_pending |= static_cast<uint8_t>(1u << pg);
     try_send(p->in_port);
@@ -369,10 +370,11 @@ void Switch::release(Packet* p) {
     default:
       g.hdrm_used -= s;
   }
-  if (in.xoff & (1u << pg)) {
+  if (g.xoff) {
     const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
     const bool empty = g.shared_used == 0 && g.hdrm_used == 0;
     if (empty || (g.hdrm_used == 0 && g.shared_used + xon_offset_ + max_frame_ <= limit)) {
+      g.xoff = false;
       in.xoff &= static_cast<uint8_t>(~(1u << pg));
       in.pfc_pending |= static_cast<uint8_t>(1u << pg);
       try_send(p->in_port);

@@ -130,14 +130,17 @@ class Switch final : public Node {
     int64_t shared_used = 0;
     int64_t hdrm_used = 0;
     int64_t rx_bytes = 0;
-    int64_t max_headroom = 0;
     std::array<int64_t, kDropReasons> drops{};
+    // This group's bit of the port's xoff, copied here because admission and release read it for every packet:
+    // reading the port's first line instead cost a cache miss per hop on large fabrics.
+    bool xoff = false;
   };
-  // What only PFC frames touch.
+  // What only PFC frames and the use of headroom touch.
   struct PfcClass {
     uint32_t refresh_gen = 0;
     int64_t xoff_sent = 0;
     int64_t xon_sent = 0;
+    int64_t max_headroom = 0;  // deepest headroom use seen at ingress
   };
   struct alignas(64) Port {
     // Serialising until busy_until. A kEvTxDone is scheduled only when something waits for the port then (a
