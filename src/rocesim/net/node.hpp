@@ -146,13 +146,14 @@ class Node : public EventHandler {
   // priorities it resumed (quanta 0).
   uint8_t apply_pfc(PauseState& ps, uint16_t port, const Packet& pfc, Rate rate, Time response);
 
+  // What every packet touches first (one cache line with the vtable pointer), the name last.
   Simulator& sim_;
   PacketPool& pool_;
-  std::string name_;
-  std::vector<PauseState>* pause_ = nullptr;  // per port; set by the subclass
   std::vector<FrameTap*> taps_;
+  std::vector<PauseState>* pause_ = nullptr;  // per port; set by the subclass
   PfcObserver* pfc_obs_ = nullptr;
   uint32_t graph_id_ = 0;
+  std::string name_;
 };
 
 }  // namespace rocesim

@@ -32,13 +32,13 @@ const Schema<NicParams>& NicParams::schema() {
 Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
          FlowTable& flows, std::array<uint8_t, 8> prio_to_dscp)
     : Node(sim, pool, std::move(name)),
-      p_(p),
-      host_(host),
-      cc_alg_(cc),
-      cnp_interval_(cc.cnp_interval()),
       telemetry_(cc.wants_telemetry()),
+      host_(host),
+      prio_to_dscp_(prio_to_dscp),
       flows_(flows),
-      prio_to_dscp_(prio_to_dscp) {
+      p_(p),
+      cc_alg_(cc),
+      cnp_interval_(cc.cnp_interval()) {
   pause_ = &pause_states_;
 }
 
