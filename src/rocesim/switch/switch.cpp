@@ -204,11 +204,10 @@ uint16_t Switch::route(const Packet& p) const {
   const uint16_t set = route_set_[p.dst];
   const uint32_t b = set_offset_[set];
   const uint32_t n = set_offset_[set + 1u] - b;
-  if (n == 1) {
-    return set_ports_[b];
-  }
   // ECMP over the five-tuple: addresses, UDP ports (destination 4791; the source port is the flow's entropy)
-  // and protocol, hashed with a per-switch seed so that tiers do not polarise.
+  // and protocol, hashed with a per-switch seed so that tiers do not polarise. Hashed also when the set has one
+  // port (it picks index 0 then): whether it has one depends on the packet's direction, so a branch on it
+  // mispredicted on one switch hop in three or four (cachegrind's branch simulation, ft16).
   uint64_t key = (uint64_t{p.src} << 32 | p.dst) ^ (uint64_t{p.sport} << 16 | wire::kRoceUdpPort) * 0x9E37ULL ^
                  (uint64_t{17} << 56) ^ ecmp_seed_;
   const uint64_t h = splitmix64(key);
