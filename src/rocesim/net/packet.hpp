@@ -92,11 +92,11 @@ static_assert(std::is_trivially_destructible_v<Packet>, "pool chunks are freed w
 class PacketPool {
  public:
   Packet* acquire(PacketKind kind) {
-    if (free_.empty()) {
+    if (!free_) [[unlikely]] {
       grow();
     }
-    Packet* p = free_.back();
-    free_.pop_back();
+    Packet* p = free_;
+    free_ = p->next;
     *p = Packet{};
     p->kind = kind;
     ++live_[static_cast<int>(kind)];
@@ -118,7 +118,8 @@ class PacketPool {
     if (p->ext) {
       ext_free_.push_back(p->ext);
     }
-    free_.push_back(p);
+    p->next = free_;
+    free_ = p;
   }
   int64_t live(PacketKind k) const { return live_[static_cast<int>(k)]; }
   size_t capacity() const { return chunks_.size() * kChunk; }
@@ -143,9 +144,9 @@ class PacketPool {
 #endif
     Packet* c = new (mem) Packet[kChunk];
     chunks_.emplace_back(c);
-    free_.reserve(chunks_.size() * kChunk);
-    for (size_t i = kChunk; i-- > 0;) {
-      free_.push_back(&c[i]);
+    for (size_t i = kChunk; i-- > 0;) {  // the chunk's first packet is taken first
+      c[i].next = free_;
+      free_ = &c[i];
     }
   }
   void grow_ext() {
@@ -158,7 +159,9 @@ class PacketPool {
   }
   std::vector<std::unique_ptr<Packet, FreeChunk>> chunks_;  // Packet is trivially destructible
   std::vector<std::unique_ptr<PacketExt[]>> ext_chunks_;
-  std::vector<Packet*> free_;
+  // Free packets, linked through Packet::next, the most recently released first: a release writes the packet
+  // just handled (in cache), and there is no separate list of megabytes to grow and copy.
+  Packet* free_ = nullptr;
   std::vector<PacketExt*> ext_free_;
   int64_t live_[kPacketKinds] = {};
 };
