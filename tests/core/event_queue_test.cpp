@@ -255,4 +255,28 @@ TEST(CalendarQueue, TopIsThePopAndPushesAfterAPeekStillComeFirst) {
   EXPECT_TRUE(q.empty());
 }
 
+TEST(CalendarQueue, WheelEventsKeepTheirHandlerKindArgumentAndPicosecond) {
+  // Wheel events pack handler, kind and the time's offset in its bucket into one word: every field must come back
+  // whole, for the largest kind, every offset bit and an argument using all 64 bits.
+  CalendarQueue q;
+  Recorder a, b;
+  const uint64_t big = ~uint64_t{0} - 5;
+  q.push(Time::ps(1023), &a, CalendarQueue::kKinds - 1, big);  // the last picosecond of bucket 0
+  q.push(Time::ps(1024), &b, 1, 7);                            // the first of bucket 1
+  q.push(Time::ps(5 * 1024 + 513), &a, 32, 9);
+  Event e = q.pop();
+  EXPECT_EQ(e.t, Time::ps(1023));
+  EXPECT_EQ(e.handler, &a);
+  EXPECT_EQ(e.kind(), CalendarQueue::kKinds - 1);
+  EXPECT_EQ(e.arg, big);
+  e = q.pop();
+  EXPECT_EQ(e.t, Time::ps(1024));
+  EXPECT_EQ(e.handler, &b);
+  EXPECT_EQ(e.kind(), 1u);
+  e = q.pop();
+  EXPECT_EQ(e.t, Time::ps(5 * 1024 + 513));
+  EXPECT_EQ(e.kind(), 32u);
+  EXPECT_EQ(e.arg, 9u);
+}
+
 }  // namespace rocesim

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -20,7 +21,8 @@ namespace rocesim {
 
 // Contract: the same as BasicEventQueue: pop() returns events in (time, insertion order), so swapping one for
 // the other never changes a simulation. A push must not be earlier than the last event popped (the simulator
-// never schedules into the past). Storage grows and is kept, so a steady state allocates nothing.
+// never schedules into the past); kinds are below 64 and handlers live at addresses below 2^48 (x86-64 and
+// AArch64 user space). Storage grows and is kept, so a steady state allocates nothing.
 class CalendarQueue {
  public:
   // Bucket width 2^10 ps (1.02 ns) and by default 2,048 buckets: a horizon of 2.1 us, a link delay plus a frame
@@ -30,6 +32,20 @@ class CalendarQueue {
   static constexpr int kShift = 10;
   static constexpr size_t kMinBuckets = 2048;
   static constexpr size_t kMaxBuckets = size_t{1} << 20;  // 1.07 ms; 8 MiB of bucket heads
+  static constexpr uint32_t kKinds = 64;
+
+  // An event on the wheel, in 16 bytes instead of an Event's 32: the handler's address (48 bits), the kind (6
+  // bits) and the time's offset within its bucket (kShift bits) in one word, then the argument. The rest of the
+  // time is the bucket's number, and the insertion order is the position in the bucket, so neither is stored. A
+  // 1,024-host fabric keeps about 16,000 events on the wheel per simulated microsecond (a link delay's worth),
+  // so their size decides how much of the cache the wheel takes.
+  struct Slim {
+    uint64_t word;
+    uint64_t arg;
+    EventHandler* handler() const { return reinterpret_cast<EventHandler*>(word & kAddress); }
+    uint32_t kind() const { return static_cast<uint32_t>(word >> 48) & (kKinds - 1); }
+    uint32_t offset() const { return static_cast<uint32_t>(word >> 54); }
+  };
 
   CalendarQueue() { resize(kMinBuckets); }
 
@@ -56,7 +72,8 @@ class CalendarQueue {
   size_t size() const { return size_; }
 
   void push(Time t, EventHandler* h, uint32_t kind, uint64_t arg) {
-    const uint64_t seq_kind = (next_seq_++ << 16) | (kind & 0xFFFF);
+    assert(kind < kKinds && (reinterpret_cast<uint64_t>(h) & ~kAddress) == 0);
+    const uint64_t seq = next_seq_++;
     ++size_;
     const uint64_t b = bucket_of(t);
     if ((b > cur_ || !open_) && b < cur_ + buckets_) [[likely]] {
@@ -65,22 +82,20 @@ class CalendarQueue {
       if (s.end % kChunk == 0) {  // the last chunk is full, or the bucket empty
         append_chunk(s, slot);
       }
-      // Field by field from registers: an Event built on the stack and copied in 16-byte halves waited for its
+      // Field by field from registers: an event built on the stack and copied in 16-byte halves waited for its
       // 8-byte stores (a store-forwarding stall, measured as most of push's time).
-      Event& n = nodes_[s.end++];
-      n.t = t;
-      n.seq_kind = seq_kind;
-      n.handler = h;
+      Slim& n = nodes_[s.end++];
+      n.word = reinterpret_cast<uint64_t>(h) | uint64_t{kind} << 48 | (static_cast<uint64_t>(t.ps()) & kOffset) << 54;
       n.arg = arg;
       return;
     }
-    push_rare(t, seq_kind, h, arg, b);
+    push_rare(t, (seq << 16) | kind, h, arg, b);
   }
 
   // The earliest event (the queue must not be empty).
-  const Event& top() {
+  Event top() {
     prepare();
-    return late_first() ? late_.front() : cur_sorted_.back();
+    return late_first() ? late_.front() : unpack(cur_sorted_.back());
   }
 
   // Events run in the order of the sorted open bucket, so the queue knows what runs a few events from now: pop()
@@ -88,8 +103,8 @@ class CalendarQueue {
   // kLookahead places ahead, so that its memory is in cache by the time it runs. A prefetch never faults, so a
   // non-pointer argument costs nothing.
   static constexpr size_t kLookahead = 12;
-  static void prefetch(const Event& e) {
-    __builtin_prefetch(e.handler);
+  static void prefetch(const Slim& e) {
+    __builtin_prefetch(e.handler());
     // An address in the argument's low 48 bits (others may hold more: see txdone_arg).
     if (const uint64_t a = e.arg & ((uint64_t{1} << 48) - 1); a > (uint64_t{1} << 32)) {
       __builtin_prefetch(reinterpret_cast<const void*>(a));
@@ -97,7 +112,7 @@ class CalendarQueue {
   }
 
   // The event `k` places after the next one to pop, if the open bucket holds it (else nullptr).
-  const Event* ahead(size_t k) const {
+  const Slim* ahead(size_t k) const {
     return cur_sorted_.size() > k ? &cur_sorted_[cur_sorted_.size() - 1 - k] : nullptr;
   }
 
@@ -106,7 +121,7 @@ class CalendarQueue {
   bool pop_if_due(Time stop, Event& e) {
     prepare();
     const bool late = late_first();
-    if ((late ? late_.front() : cur_sorted_.back()).t > stop) {
+    if ((late ? late_.front().t : time_of(cur_sorted_.back())) > stop) {
       return false;
     }
     --size_;
@@ -118,7 +133,7 @@ class CalendarQueue {
       e = late_.back();
       late_.pop_back();
     } else {
-      e = cur_sorted_.back();
+      e = unpack(cur_sorted_.back());
       cur_sorted_.pop_back();
     }
     return true;
@@ -135,15 +150,21 @@ class CalendarQueue {
   // chunk, or takes the chunk the last opened bucket freed last (still in cache): pushes write memory in cache,
   // not a per-bucket array last touched a wheel turn ago. Opening a bucket reads whole chunks, whose loads go
   // out together, instead of chasing a list one event (and one miss) at a time.
+  static constexpr uint64_t kAddress = (uint64_t{1} << 48) - 1;
+  static constexpr uint64_t kOffset = (uint64_t{1} << kShift) - 1;
+  static_assert(48 + 6 + kShift == 64 && kKinds == 64, "a Slim's word holds address, kind and offset");
   static constexpr uint32_t kNil = UINT32_MAX;
-  static constexpr uint32_t kChunk = 8;  // 256 bytes: four cache lines
+  static constexpr uint32_t kChunk = 16;  // 256 bytes: four cache lines
   struct Slot {
     uint32_t head = kNil;  // the first chunk of the bucket's list
     uint32_t end = 0;      // one past the last event (a node index; its chunk is the list's last)
   };
-  // Whether the earliest event is in the late heap rather than at the back of the open bucket.
+  Time time_of(const Slim& e) const { return Time::ps(base_ | static_cast<int64_t>(e.offset())); }
+  Event unpack(const Slim& e) const { return Event{time_of(e), e.kind(), e.handler(), e.arg}; }
+  // Whether the earliest event is in the late heap rather than at the back of the open bucket. On equal times the
+  // open bucket's goes first: late events were all pushed after the bucket was sorted.
   bool late_first() const {
-    return !late_.empty() && (cur_sorted_.empty() || late_.front().before(cur_sorted_.back()));
+    return !late_.empty() && (cur_sorted_.empty() || late_.front().t < time_of(cur_sorted_.back()));
   }
   struct After {
     bool operator()(const Event& a, const Event& b) const { return b.before(a); }
@@ -152,7 +173,7 @@ class CalendarQueue {
 
   // One past the last event of chunk c of slot s, whose next chunk is `after`: the last chunk ends at s.end,
   // the others are full.
-  const Event* chunk_end(uint32_t c, uint32_t after, const Slot& s) const {
+  const Slim* chunk_end(uint32_t c, uint32_t after, const Slot& s) const {
     return after == kNil ? nodes_.data() + s.end : nodes_.data() + (size_t{c} + 1) * kChunk;
   }
   // A chunk (the most recently freed: still in cache) at the end of the slot's list.
@@ -210,20 +231,24 @@ class CalendarQueue {
       next = std::min(next, bucket_of(far_.top().t));
     }
     cur_ = next;
+    base_ = static_cast<int64_t>(cur_ << kShift);
     open_ = true;
     // Events that waited in the far heap were all pushed before any wheel event of this bucket (while it was
     // beyond the horizon), and the far heap gives them in (time, insertion) order; the chunks hold the wheel
     // events in insertion order. So among equal times the array is in insertion order throughout, and a stable
     // sort by time alone gives the (time, insertion) order.
     while (!far_.empty() && bucket_of(far_.top().t) == cur_) {
-      cur_sorted_.push_back(far_.pop());
+      const Event e = far_.pop();
+      cur_sorted_.push_back(Slim{reinterpret_cast<uint64_t>(e.handler) | uint64_t{e.kind()} << 48 |
+                                     (static_cast<uint64_t>(e.t.ps()) & kOffset) << 54,
+                                 e.arg});
     }
     const size_t slot = cur_ & mask_;
     if (bitmap_[slot >> 6] & (uint64_t{1} << (slot & 63))) {
       Slot& s = slots_[slot];
       for (uint32_t c = s.head; c != kNil;) {
         const uint32_t after = next_[c];
-        const Event* first = &nodes_[size_t{c} * kChunk];
+        const Slim* first = &nodes_[size_t{c} * kChunk];
         cur_sorted_.insert(cur_sorted_.end(), first, chunk_end(c, after, s));
         next_[c] = free_;  // freed chunks are reused first, while they are still in cache
         free_ = c;
@@ -261,9 +286,9 @@ class CalendarQueue {
     const size_t n = cur_sorted_.size();
     if (n < kRadixMin) {
       for (size_t i = 1; i < n; ++i) {  // each event goes before those not later: ties latest-inserted first
-        const Event e = cur_sorted_[i];
+        const Slim e = cur_sorted_[i];
         size_t j = i;
-        for (; j > 0 && cur_sorted_[j - 1].t <= e.t; --j) {
+        for (; j > 0 && cur_sorted_[j - 1].offset() <= e.offset(); --j) {
           cur_sorted_[j] = cur_sorted_[j - 1];
         }
         cur_sorted_[j] = e;
@@ -281,17 +306,17 @@ class CalendarQueue {
   // One stable counting pass, ascending, on the time digit at `shift`; the last pass writes its output reversed,
   // which turns the stable ascending order into latest first with ties latest-inserted first.
   template <bool kReversed>
-  static void radix_pass(const Event* from, Event* to, size_t n, int shift) {
+  static void radix_pass(const Slim* from, Slim* to, size_t n, int shift) {
     constexpr uint64_t kMask = (uint64_t{1} << kDigitBits) - 1;
     std::array<uint32_t, (1u << kDigitBits) + 1> start{};
     for (size_t i = 0; i < n; ++i) {
-      ++start[((static_cast<uint64_t>(from[i].t.ps()) >> shift) & kMask) + 1];
+      ++start[((from[i].word >> (54 + shift)) & kMask) + 1];
     }
     for (size_t d = 1; d < start.size(); ++d) {
       start[d] += start[d - 1];
     }
     for (size_t i = 0; i < n; ++i) {
-      const uint32_t pos = start[(static_cast<uint64_t>(from[i].t.ps()) >> shift) & kMask]++;
+      const uint32_t pos = start[(from[i].word >> (54 + shift)) & kMask]++;
       to[kReversed ? n - 1 - pos : pos] = from[i];
     }
   }
@@ -316,19 +341,20 @@ class CalendarQueue {
     slots_.assign(n, Slot{});
     bitmap_.assign(n / 64, 0);
   }
-  std::vector<Event> nodes_;    // kChunk per chunk
+  std::vector<Slim> nodes_;     // kChunk per chunk
   std::vector<uint32_t> next_;  // per chunk: the next in its bucket, or in the free list
   uint32_t free_ = kNil;
   size_t buckets_ = 0;  // a power of two
   size_t mask_ = 0;
   std::vector<Slot> slots_;
   std::vector<uint64_t> bitmap_;
-  std::vector<Event> cur_sorted_;  // the open bucket, latest first
-  std::vector<Event> scratch_;     // the radix sort's other buffer
-  std::vector<Event> late_;        // pushed into the open bucket after it was sorted: a min-heap
-  BasicEventQueue<4> far_;         // beyond the horizon when pushed
-  uint64_t cur_ = 0;               // the open bucket's number (time >> kShift)
-  bool open_ = false;              // cur_ has been opened (false only before the first pop)
+  std::vector<Slim> cur_sorted_;  // the open bucket, latest first
+  std::vector<Slim> scratch_;     // the radix sort's other buffer
+  std::vector<Event> late_;       // pushed into the open bucket after it was sorted: a min-heap
+  BasicEventQueue<4> far_;        // beyond the horizon when pushed
+  uint64_t cur_ = 0;              // the open bucket's number (time >> kShift)
+  int64_t base_ = 0;              // its first picosecond
+  bool open_ = false;             // cur_ has been opened (false only before the first pop)
   size_t size_ = 0;
   uint64_t next_seq_ = 0;
 };

@@ -14,8 +14,8 @@ bool Simulator::run(Time stop, const std::function<void(const RunProgress&)>& pr
     // Second stage of the prefetch pipeline: the queue loaded the handler and packet of this event seven events
     // ago; five events ahead, the handler can follow pointers from them (e.g. to the ports a packet will use).
     // (12 and 5 replaced 6 and 3: faster in short ft16 runs, neutral over the whole suite; docs/performance.md.)
-    if (const Event* n = queue_.ahead(5)) {
-      n->handler->prefetch(n->kind(), n->arg);
+    if (const CalendarQueue::Slim* n = queue_.ahead(5)) {
+      n->handler()->prefetch(n->kind(), n->arg);
     }
     now_ = e.t;
     ++events_;
