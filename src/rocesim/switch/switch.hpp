@@ -143,9 +143,8 @@ class Switch final : public Node {
     int64_t max_headroom = 0;  // deepest headroom use seen at ingress
   };
   struct alignas(64) Port {
-    // Serialising until busy_until. A kEvTxDone is scheduled only when something waits for the port then (a
-    // queued packet or a PFC frame), so a port that goes idle costs no event.
-    Time busy_until;
+    // Serialising until busy_until_[port]. A kEvTxDone is scheduled only when something waits for the port then
+    // (a queued packet or a PFC frame), so a port that goes idle costs no event.
     bool txdone_pending = false;
     uint8_t pfc_pending = 0;  // priorities whose state must be signalled upstream
     uint8_t xoff = 0;         // priorities we have asked the upstream port to pause
@@ -206,6 +205,9 @@ class Switch final : public Node {
   int64_t max_frame_;
   Time latency_;  // params_.latency
   std::vector<Port> ports_;
+  // Per port, when it finishes the frame it is sending: apart from the ports, so that an arrival's prefetch can
+  // tell from a line in cache whether the port will be idle, and only then load what sending needs.
+  std::vector<Time> busy_until_;
   std::vector<PauseState> pause_states_;
   std::unique_ptr<BufferAdmission> admission_;
   std::unique_ptr<Scheduler> sched_;  // for every port (each port keeps its own state)
