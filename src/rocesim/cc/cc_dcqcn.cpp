@@ -17,6 +17,7 @@
 // The notification point (the receiving NIC) sends a CNP for a CE-marked packet at most once per
 // min_time_between_cnps per QP (see Nic).
 #include <cmath>
+#include <memory>
 
 #include "rocesim/cc/cc.hpp"
 
@@ -77,9 +78,12 @@ const Schema<DcqcnParams>& dcqcn_schema(bool paper) {
   return paper ? paper_schema : nvidia;
 }
 
-class Dcqcn final : public CongestionControl {
+// Aligned so that what every packet sent touches (the base's rate and window, then p_, rc_, bytes_ and line_)
+// is the object's first cache line; the parameters are the algorithm's, shared by every QP, not a copy each.
+class alignas(64) Dcqcn final : public CongestionControl {
  public:
-  Dcqcn(const DcqcnParams& p, Rate line, CcTimers& timers) : p_(p), line_(line), timers_(timers) {
+  Dcqcn(std::shared_ptr<const DcqcnParams> p, Rate line, CcTimers& timers)
+      : p_(p.get()), line_(line), timers_(timers), params_(std::move(p)) {
     rate = line;
     rt_ = static_cast<double>(line.bps());
     rc_ = rt_;
@@ -90,7 +94,7 @@ class Dcqcn final : public CongestionControl {
     cnp_in_period_ = true;
     if (!seen_cnp_) {
       seen_cnp_ = true;
-      alpha_ = p_.initial_alpha;
+      alpha_ = p_->initial_alpha;
       alpha_epoch_ = now;
       cnp_in_period_ = false;  // the first CNP sets alpha; it does not also count as a period with a CNP
     }
@@ -106,11 +110,11 @@ class Dcqcn final : public CongestionControl {
   }
 
   void on_sent(Time now, int bytes) override {
-    if (p_.byte_counter.count() == 0 || rc_ >= line_f()) {
+    if (p_->byte_counter.count() == 0 || rc_ >= line_f()) {
       return;
     }
     bytes_ += bytes;
-    if (bytes_ >= p_.byte_counter.count()) {
+    if (bytes_ >= p_->byte_counter.count()) {
       bytes_ = 0;
       increase();
       ++byte_stage_;
@@ -125,7 +129,7 @@ class Dcqcn final : public CongestionControl {
       increase();
       ++time_stage_;
       if (rc_ < line_f()) {
-        timers_.arm(this, now + p_.rate_increase_period, (increase_gen_ << 4) | kTimerIncrease);
+        timers_.arm(this, now + p_->rate_increase_period, (increase_gen_ << 4) | kTimerIncrease);
       }
     }
   }
@@ -142,40 +146,40 @@ class Dcqcn final : public CongestionControl {
     if (!seen_cnp_) {
       return;
     }
-    const int64_t k = (now - alpha_epoch_).ps() / p_.alpha_update_period.ps();
+    const int64_t k = (now - alpha_epoch_).ps() / p_->alpha_update_period.ps();
     if (k <= 0) {
       return;
     }
-    alpha_ = (1 - p_.g) * alpha_ + (cnp_in_period_ ? p_.g : 0.0);
+    alpha_ = (1 - p_->g) * alpha_ + (cnp_in_period_ ? p_->g : 0.0);
     if (k > 1) {
-      alpha_ *= std::pow(1 - p_.g, static_cast<double>(k - 1));
+      alpha_ *= std::pow(1 - p_->g, static_cast<double>(k - 1));
     }
-    alpha_epoch_ = alpha_epoch_ + p_.alpha_update_period * k;
+    alpha_epoch_ = alpha_epoch_ + p_->alpha_update_period * k;
     cnp_in_period_ = false;
   }
 
   void cut(Time now) {
     advance_alpha(now);
-    if (p_.clamp_target_rate || time_stage_ > 0 || byte_stage_ > 0) {
+    if (p_->clamp_target_rate || time_stage_ > 0 || byte_stage_ > 0) {
       rt_ = rc_;
     }
-    const double factor = std::max(1 - alpha_ / 2, p_.min_dec_factor);
-    rc_ = std::max(static_cast<double>(p_.min_rate.bps()), rc_ * factor);
+    const double factor = std::max(1 - alpha_ / 2, p_->min_dec_factor);
+    rc_ = std::max(static_cast<double>(p_->min_rate.bps()), rc_ * factor);
     publish();
-    next_cut_ = now + p_.rate_reduce_monitor_period;
+    next_cut_ = now + p_->rate_reduce_monitor_period;
     time_stage_ = byte_stage_ = 0;
     bytes_ = 0;
     ++increase_gen_;
-    timers_.arm(this, now + p_.rate_increase_period, (increase_gen_ << 4) | kTimerIncrease);
+    timers_.arm(this, now + p_->rate_increase_period, (increase_gen_ << 4) | kTimerIncrease);
   }
 
   void increase() {
     const int64_t s = std::max(time_stage_, byte_stage_);
-    const int64_t f = p_.fast_recovery_steps;
+    const int64_t f = p_->fast_recovery_steps;
     if (s == f) {
-      rt_ += static_cast<double>(p_.rate_ai.bps());
+      rt_ += static_cast<double>(p_->rate_ai.bps());
     } else if (s > f) {
-      rt_ += static_cast<double>(p_.rate_hai.bps());
+      rt_ += static_cast<double>(p_->rate_hai.bps());
     }
     rt_ = std::min(rt_, line_f());
     rc_ = (rt_ + rc_) / 2;
@@ -184,36 +188,40 @@ class Dcqcn final : public CongestionControl {
 
   void publish() { rate = Rate::bps(std::max<int64_t>(1, static_cast<int64_t>(rc_))); }
 
-  DcqcnParams p_;
+  const DcqcnParams* p_;  // *params_
+  double rc_ = 0;
+  int64_t bytes_ = 0;
   Rate line_;
   CcTimers& timers_;
-  double rt_ = 0, rc_ = 0;
+  double rt_ = 0;
   double alpha_ = 1;
   bool seen_cnp_ = false;
   bool cnp_in_period_ = false;
   Time alpha_epoch_;
   Time next_cut_;
   bool cut_pending_ = false;
-  int64_t time_stage_ = 0, byte_stage_ = 0, bytes_ = 0;
+  int64_t time_stage_ = 0, byte_stage_ = 0;
   uint32_t increase_gen_ = 0;
+  std::shared_ptr<const DcqcnParams> params_;  // shared with the algorithm and its other controllers
 };
 
 class DcqcnAlgorithm final : public CcAlgorithm {
  public:
-  DcqcnAlgorithm(std::string preset, DcqcnParams p) : preset_(std::move(preset)), p_(p) {}
+  DcqcnAlgorithm(std::string preset, DcqcnParams p)
+      : preset_(std::move(preset)), p_(std::make_shared<const DcqcnParams>(std::move(p))) {}
   std::unique_ptr<CongestionControl> make(const CcFlowInfo& flow, CcTimers& timers) const override {
     return std::make_unique<Dcqcn>(p_, flow.line_rate, timers);
   }
-  std::optional<Time> cnp_interval() const override { return p_.min_time_between_cnps; }
+  std::optional<Time> cnp_interval() const override { return p_->min_time_between_cnps; }
   nlohmann::json dump() const override {
-    nlohmann::json j = dcqcn_schema(preset_ == "dcqcn-paper").dump(p_);
+    nlohmann::json j = dcqcn_schema(preset_ == "dcqcn-paper").dump(*p_);
     j["type"] = preset_;
     return j;
   }
 
  private:
   std::string preset_;
-  DcqcnParams p_;
+  std::shared_ptr<const DcqcnParams> p_;
 };
 
 }  // namespace
