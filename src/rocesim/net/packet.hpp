@@ -92,12 +92,16 @@ static_assert(std::is_trivially_destructible_v<Packet>, "pool chunks are freed w
 class PacketPool {
  public:
   Packet* acquire(PacketKind kind) {
-    if (!free_) [[unlikely]] {
-      grow();
-    }
     Packet* p = free_;
-    free_ = p->next;
-    *p = Packet{};
+    if (p) [[likely]] {
+      free_ = p->next;
+    } else {
+      if (fresh_ == fresh_end_) [[unlikely]] {
+        grow();
+      }
+      p = fresh_++;
+    }
+    p = new (p) Packet{};  // (a fresh packet's lifetime starts here)
     p->kind = kind;
     ++live_[static_cast<int>(kind)];
     return p;
@@ -142,12 +146,11 @@ class PacketPool {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     madvise(mem, kChunkBytes, MADV_HUGEPAGE);  // a hint: without huge pages it is simply slower
 #endif
-    Packet* c = new (mem) Packet[kChunk];
-    chunks_.emplace_back(c);
-    for (size_t i = kChunk; i-- > 0;) {  // the chunk's first packet is taken first
-      c[i].next = free_;
-      free_ = &c[i];
-    }
+    // Packets are carved from the chunk as they are first needed (acquire), so a small run does not touch, and
+    // have the kernel zero, the whole chunk.
+    fresh_ = static_cast<Packet*>(mem);
+    fresh_end_ = fresh_ + kChunk;
+    chunks_.emplace_back(fresh_);
   }
   void grow_ext() {
     ext_chunks_.push_back(std::make_unique<PacketExt[]>(kExtChunk));
@@ -162,6 +165,8 @@ class PacketPool {
   // Free packets, linked through Packet::next, the most recently released first: a release writes the packet
   // just handled (in cache), and there is no separate list of megabytes to grow and copy.
   Packet* free_ = nullptr;
+  Packet* fresh_ = nullptr;  // the newest chunk's packets never handed out: fresh_ .. fresh_end_
+  Packet* fresh_end_ = nullptr;
   std::vector<PacketExt*> ext_free_;
   int64_t live_[kPacketKinds] = {};
 };
