@@ -64,4 +64,21 @@ TEST(Units, SerialisationTimeIsBytesTimesEightOverRate) {
   EXPECT_EQ(Rate::gbps(100).bytes_in(Time::us(1)).count(), 12'500);
 }
 
+TEST(Units, PicosecondsPerByteIsWholeOnlyWhenTheRateDividesEightTerabits) {
+  // 8 x 10^12 bit-picoseconds per second over the rate: 80 ps at 100 Gb/s, 20 at 400, 320 at 25, 800 at 10.
+  EXPECT_EQ(Rate::gbps(100).ps_per_byte(), 80);
+  EXPECT_EQ(Rate::gbps(400).ps_per_byte(), 20);
+  EXPECT_EQ(Rate::gbps(25).ps_per_byte(), 320);
+  EXPECT_EQ(Rate::gbps(10).ps_per_byte(), 800);
+  // 3 Gb/s is 2,666.67 ps per byte, 0 b/s none: no whole number, so callers divide.
+  EXPECT_EQ(Rate::gbps(3).ps_per_byte(), 0);
+  EXPECT_EQ(Rate().ps_per_byte(), 0);
+  // Where it is whole, bytes times it is exactly the serialisation time.
+  for (const Rate r : {Rate::gbps(100), Rate::gbps(400), Rate::gbps(25), Rate::gbps(200), Rate::gbps(800)}) {
+    for (const int64_t n : {1, 64, 84, 1084, 4178, 9238}) {
+      EXPECT_EQ(n * r.ps_per_byte(), r.tx_time(Bytes(n)).ps()) << r.bps() << " bps, " << n << " bytes";
+    }
+  }
+}
+
 }  // namespace rocesim

@@ -64,7 +64,7 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     for (int e = 0; e < 2; ++e) {
       const LinkEnd end{node[1 - e], port[1 - e], l.rate, l.delay};
       if (node_switch_[ends[e]] >= 0) {
-        switches_[node_switch_[ends[e]]]->link(port[e]) = end;
+        switches_[node_switch_[ends[e]]]->set_link(port[e], end);
       } else {
         nics_[node_host[ends[e]]]->connect(end);
         host_attach_[node_host[ends[e]]] = {switches_[node_switch_[ends[1 - e]]].get(), port[1 - e]};
@@ -182,7 +182,7 @@ std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst, uin
       break;
     }
     const uint16_t port = sw->route(probe);
-    const LinkEnd& l = const_cast<Switch*>(sw)->link(port);
+    const LinkEnd& l = sw->link(port);
     hops.push_back({l.rate, l.delay});
     at = l.peer;
   }

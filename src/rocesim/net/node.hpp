@@ -42,6 +42,24 @@ struct LinkEnd {
   Time delay;
 };
 
+// What sending a frame on a link reads, in 24 bytes, for the ports' hot state (a LinkEnd is 32 and has the rate,
+// which only a division turns into a serialisation time): the serialisation time per byte is the link rate's
+// Rate::ps_per_byte(), 0 if that is not a whole number of picoseconds (then the sender divides).
+struct TxLink {
+  Node* peer = nullptr;
+  Time delay;
+  uint32_t ps_per_byte = 0;
+  uint16_t peer_port = 0;
+  static TxLink of(const LinkEnd& l) {
+    return TxLink{l.peer, l.delay, static_cast<uint32_t>(l.rate.ps_per_byte()), l.peer_port};
+  }
+  // Time to serialise `bytes` on `full`, the link this was made of (read only if the rate needs a division).
+  Time tx_time(int bytes, const LinkEnd& full) const {
+    return ps_per_byte ? Time::ps(int64_t{bytes} * ps_per_byte) : full.rate.tx_time(Bytes(bytes));
+  }
+};
+static_assert(sizeof(TxLink) == 24, "a port's hot line has room for 24 bytes of link");
+
 // The egress side of a port as far as PFC is concerned (IEEE 802.1Qbb): per priority, when the last received
 // pause expires. A PFC frame pauses a priority for quanta x 512 bit times at the port's rate; quanta 0 resumes.
 struct PauseState {
@@ -127,10 +145,14 @@ class Node : public EventHandler {
   // Starts serialising `p` on the link `link` out of port `port`; returns when the last bit leaves, until which
   // the port is busy. The caller decides whether it needs an event then (see send()).
   Time transmit(uint16_t port, const LinkEnd& link, Packet* p) {
+    return transmit(port, TxLink::of(link), link.rate.tx_time(Bytes(p->wire_bytes())), p);
+  }
+  // The same, with the serialisation time `ser` already known.
+  Time transmit(uint16_t port, const TxLink& link, Time ser, Packet* p) {
     if (port < taps_.size() && taps_[port]) {
       taps_[port]->on_frame(sim_.now(), *p);
     }
-    const Time end = sim_.now() + link.rate.tx_time(Bytes(p->wire_bytes()));
+    const Time end = sim_.now() + ser;
     p->in_port = link.peer_port;
     // One event per frame in flight, for the peer itself: the calendar queue's cost does not grow with the
     // number of pending events, and a link is FIFO by construction (arrivals are serialisation times apart).

@@ -262,7 +262,7 @@ void Nic::on_read_request(Packet* p) {
 }
 
 void Nic::try_send() {
-  if (!link_.peer) {
+  if (!tx_.peer) {
     return;
   }
   const Time now = sim_.now();
@@ -281,7 +281,7 @@ void Nic::try_send() {
       ctrl_ready_ &= static_cast<uint8_t>(~(1u << prio));
     }
     cnt_.tx_bytes += c->frame;
-    busy_until_ = transmit(0, link_, c);
+    busy_until_ = transmit(0, tx_, tx_.tx_time(c->wire_bytes(), link_), c);
     wake_after_send();
     return;
   }
@@ -391,13 +391,13 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
     if (it->first == q.flow && it->second == psn) {
       drops_.erase(it);
       ++injected_;
-      busy_until_ = now + link_.rate.tx_time(Bytes(wire::on_wire(p->frame)));
+      busy_until_ = now + tx_.tx_time(p->wire_bytes(), link_);
       pool_.release(p);
       wake_after_send();
       return true;
     }
   }
-  busy_until_ = transmit(0, link_, p);
+  busy_until_ = transmit(0, tx_, tx_.tx_time(p->wire_bytes(), link_), p);
   wake_after_send();
   return true;
 }

@@ -48,7 +48,10 @@ class Nic final : public Node, public CcTimers {
   Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
       FlowTable& flows, std::array<uint8_t, 8> prio_to_dscp);
 
-  void connect(const LinkEnd& link) { link_ = link; }
+  void connect(const LinkEnd& link) {
+    link_ = link;
+    tx_ = TxLink::of(link);
+  }
   const LinkEnd& link() const { return link_; }
   // Queue pairs are set up before the run. For WRITE and SEND the data sender is the flow's src: add the
   // receiver's QP at dst, then the sender's at src. For READ the data comes from the responder (dst): add the
@@ -155,7 +158,7 @@ class Nic final : public Node, public CcTimers {
   // serialises until busy_until_. No event marks the end of each frame: after a send the NIC wakes (kEvWake at
   // wake_at_) when it may send next, which for a lone paced QP is its pacing time, one event per frame instead of
   // a tx-done and then a wake-up.
-  alignas(64) LinkEnd link_;
+  alignas(64) TxLink tx_;  // link_ as sending reads it
   Time busy_until_;
   Time wake_at_ = Time::max();
   uint8_t pause_armed_ = 0;  // pause_states_[0].armed, kept in step with it
@@ -174,6 +177,7 @@ class Nic final : public Node, public CcTimers {
   const CcAlgorithm& cc_alg_;
   std::optional<Time> cnp_interval_;
   std::vector<PauseState> pause_states_{1};
+  LinkEnd link_;
   std::vector<std::pair<uint32_t, uint32_t>> drops_;
   int64_t injected_ = 0;
 };

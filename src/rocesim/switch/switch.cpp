@@ -142,6 +142,7 @@ uint16_t Switch::add_port(const LinkEnd& link) {
   ports_.emplace_back();
   busy_until_.emplace_back();
   ports_.back().link = link;
+  ports_.back().tx = TxLink::of(link);
   auto shared = std::find_if(markers_.begin(), markers_.end(), [&](const auto& m) { return m.first == link.rate; });
   if (shared == markers_.end()) {
     markers_.emplace_back(link.rate, make_ecn_marker(params_.ecn.for_rate(link.rate)));
@@ -153,6 +154,11 @@ uint16_t Switch::add_port(const LinkEnd& link) {
   }
   pause_states_.emplace_back();
   return static_cast<uint16_t>(ports_.size() - 1);
+}
+
+void Switch::set_link(uint16_t port, const LinkEnd& link) {
+  ports_[port].link = link;
+  ports_[port].tx = TxLink::of(link);
 }
 
 void Switch::finalize(const std::string& scenario_file) {
@@ -259,8 +265,8 @@ int64_t Switch::queued_packets() const {
 void Switch::prefetch(uint32_t kind, uint64_t arg) const {
   if (kind == kEvArrive) {
     // The ingress group, the egress port's first line and the class that receiving the packet touches. If the
-    // port is idle, sending also needs the port's link and scheduler lines: loaded only then (loading them for
-    // every arrival measured 2-4 % slower on ft16 and ls-websearch; a busy port does not need them).
+    // port is idle, sending also needs the scheduler's line: loaded only then (loading what sending needs for
+    // every arrival measured 2-4 % slower on ft16 and ls-websearch; a busy port does not need it).
     const Packet& p = *reinterpret_cast<const Packet*>(arg);
     if (p.kind == PacketKind::kPfc) {
       return;
@@ -272,14 +278,12 @@ void Switch::prefetch(uint32_t kind, uint64_t arg) const {
     __builtin_prefetch(&out);
     __builtin_prefetch(&out.out[prio]);
     if (busy_until_[o] <= sim_.now()) {
-      __builtin_prefetch(&out.link);
       __builtin_prefetch(&out.sched);
     }
   } else if (kind == kEvTxDone) {
     const uint16_t o = txdone_port(arg);
     const Port& port = ports_[o];
     __builtin_prefetch(&port);
-    __builtin_prefetch(reinterpret_cast<const char*>(&port) + 64);
     __builtin_prefetch(&port.sched);
     // The packet likely to leave was loaded by the queue a few events ago: the ingress group it will release
     // (last touched when it arrived, a queueing delay ago).
@@ -409,7 +413,9 @@ void Switch::enqueue(Packet* p) {
   q.tail = p;
   ++q.size;
   q.qbytes += p->frame;
-  port.q_total += p->frame;
+  if (telemetry_) {
+    port.q_total += p->frame;
+  }
   q.max_queue = std::max(q.max_queue, q.qbytes);
   try_send(out);
 }
@@ -450,7 +456,7 @@ void Switch::try_send(uint16_t out) {
     }
     ++(port.pfc_pending & port.xoff ? port.pause_frames : port.resume_frames);
     port.pfc_pending = 0;
-    busy_until_[out] = transmit(out, port.link, f);
+    busy_until_[out] = transmit(out, port.tx, port.tx.tx_time(f->wire_bytes(), port.link), f);
     wake_when_free(out, -1);
     return;
   }
@@ -476,8 +482,10 @@ void Switch::try_send(uint16_t out) {
     port.stale |= static_cast<uint8_t>(1u << c);
   }
   q.qbytes -= p->frame;
-  port.q_total -= p->frame;
-  port.tx_total += p->frame;
+  if (telemetry_) {
+    port.q_total -= p->frame;
+    port.tx_total += p->frame;
+  }
   if (telemetry_ && p->kind == PacketKind::kData && p->int_hops() < kMaxIntHops) {
     PacketExt& x = pool_.ext(p);
     IntHop& h = x.telemetry[x.int_hops++];
@@ -496,7 +504,7 @@ void Switch::try_send(uint16_t out) {
   release(p);
   q.tx_bytes += p->frame;
   ++q.tx_packets;
-  busy_until_[out] = transmit(out, port.link, p);
+  busy_until_[out] = transmit(out, port.tx, port.tx.tx_time(p->wire_bytes(), port.link), p);
   wake_when_free(out, c);
 }
 

@@ -83,7 +83,8 @@ class Switch final : public Node {
 
   // Wiring, before the run: ports in order, then the routing table.
   uint16_t add_port(const LinkEnd& link);
-  LinkEnd& link(uint16_t port) { return ports_[port].link; }
+  const LinkEnd& link(uint16_t port) const { return ports_[port].link; }
+  void set_link(uint16_t port, const LinkEnd& link);
   // Fixes headroom and the shared pool once every port exists; throws InputError if they exceed the buffer.
   void finalize(const std::string& scenario_file);
   // The forwarding table (possibly shared with other switches) and this switch's ECMP hash seed.
@@ -106,11 +107,11 @@ class Switch final : public Node {
  private:
   enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh };
 
-  // Port state is grouped by what one packet touches, a cache line per group: the port's header (three lines:
-  // the scheduler's view, the link, the scheduler's state), then per class one line of egress state (its queue, linked
-  // through the packets, and its counters) and one of ingress state (buffer accounting and counters). A packet touches
-  // its egress class and its ingress class only; the other classes' lines stay out of the cache. On a 1,024-host fabric
-  // the switches hold 14 MB of port state, so each line a hop touches is likely a miss.
+  // Port state is grouped by what one packet touches, a cache line per group: the port's header (two lines: what
+  // enqueueing and sending read, then the scheduler's state), then per class one line of egress state (its queue,
+  // linked through the packets, and its counters) and one of ingress state (buffer accounting and counters). A
+  // packet touches its egress class and its ingress class only; the other classes' lines stay out of the cache.
+  // On a 1,024-host fabric the switches hold 14 MB of port state, so each line a hop touches is likely a miss.
   //
   // One class's egress queue and counters. Packet::next links the queue: no memory besides the packets, and the
   // packet behind the one leaving is known, so it can be prefetched.
@@ -153,24 +154,27 @@ class Switch final : public Node {
     uint8_t stale = 0;
     // A copy of the port's PauseState::armed: a port never paused does not touch its pause state's cache line.
     uint8_t pause_armed = 0;
-    ClassView view;                  // head sizes per class, kept current by enqueue and dequeue
-    int64_t q_total = 0;             // frame bytes queued, all priorities (INT qlen)
-    int64_t tx_total = 0;            // frame bytes sent, all priorities (INT tx_bytes)
+    ClassView view;  // head sizes per class, kept current by enqueue and dequeue
+    // The link as sending reads it (a copy of `link`): in this line, so that a send reads two lines of the
+    // header (this and the scheduler's) instead of three.
+    TxLink tx;
     const EcnMarker* ecn = nullptr;  // this port's marking curve (depends on its rate with ecn.by_rate)
     int64_t ecn_silent = INT64_MAX;  // ecn->silent_up_to(): no marking (nor the marker's memory) up to this depth
-    // The second line: what sending needs besides the above (and the ingress side's headroom).
-    alignas(64) LinkEnd link;
-    int64_t headroom = 0;
-    SchedulerState sched;  // the third line of the header: the scheduler's state of this port
+    SchedulerState sched;            // the second line of the header: the scheduler's state of this port
     std::array<EgressClass, 8> out;
     std::array<IngressClass, 8> in;
+    // Read rarely: when a packet spills into headroom, for PFC frames, and with in-band telemetry.
+    LinkEnd link;
+    int64_t headroom = 0;
+    int64_t q_total = 0;   // frame bytes queued, all priorities (INT qlen; kept only with telemetry)
+    int64_t tx_total = 0;  // frame bytes sent, all priorities (INT tx_bytes; kept only with telemetry)
     std::array<PfcClass, 8> pfc;
     int64_t pause_frames = 0;
     int64_t resume_frames = 0;
   };
   static_assert(sizeof(EgressClass) == 64 && sizeof(IngressClass) == 64, "one cache line per class and side");
-  static_assert(offsetof(Port, link) == 64 && offsetof(Port, sched) == 128 && offsetof(Port, out) == 192,
-                "the port header is three cache lines; enqueueing behind a busy port needs only the first");
+  static_assert(offsetof(Port, sched) == 64 && offsetof(Port, out) == 128,
+                "the port header is two cache lines; enqueueing behind a busy port needs only the first");
   enum Charge : uint8_t { kChargeMin = 0, kChargeShared = 1, kChargeHeadroom = 2 };
 
   void receive(Packet* p) override;
