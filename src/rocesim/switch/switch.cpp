@@ -425,15 +425,8 @@ void Switch::drop(Packet* p, DropReason r) {
   pool_.release(p);
 }
 
-void Switch::try_send(uint16_t out) {
+void Switch::send_next(uint16_t out) {
   Port& port = ports_[out];
-  if (sim_.now() < busy_until_[out]) {
-    if (!port.txdone_pending) {
-      port.txdone_pending = true;
-      sim_.at(busy_until_[out], this, kEvTxDone, wake_arg(out, -1));
-    }
-    return;
-  }
   // MAC control frames go ahead of data and are not subject to pause.
   if (port.pfc_pending) {
     Packet* f = pool_.acquire(PacketKind::kPfc);
