@@ -246,18 +246,28 @@ class CalendarQueue {
     const size_t slot = cur_ & mask_;
     if (bitmap_[slot >> 6] & (uint64_t{1} << (slot & 63))) {
       Slot& s = slots_[slot];
-      for (uint32_t c = s.head; c != kNil;) {
-        const uint32_t after = next_[c];
-        const Slim* first = &nodes_[size_t{c} * kChunk];
-        cur_sorted_.insert(cur_sorted_.end(), first, chunk_end(c, after, s));
-        next_[c] = free_;  // freed chunks are reused first, while they are still in cache
-        free_ = c;
-        c = after;
+      size_t n = cur_sorted_.size();
+      for (uint32_t c = s.head; c != kNil; c = next_[c]) {
+        n += static_cast<size_t>(chunk_end(c, next_[c], s) - &nodes_[size_t{c} * kChunk]);
+      }
+      if (n >= kRadixMin) {
+        radix_sort_with_chunks(s, n);
+      } else {
+        for (uint32_t c = s.head; c != kNil;) {
+          const uint32_t after = next_[c];
+          const Slim* first = &nodes_[size_t{c} * kChunk];
+          cur_sorted_.insert(cur_sorted_.end(), first, chunk_end(c, after, s));
+          next_[c] = free_;  // freed chunks are reused first, while they are still in cache
+          free_ = c;
+          c = after;
+        }
+        sort_latest_first();
       }
       s = Slot{};
       bitmap_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+    } else {
+      sort_latest_first();
     }
-    sort_latest_first();
     const size_t n = cur_sorted_.size();
     for (size_t k = 1; k <= kLookahead && k <= n; ++k) {
       prefetch(cur_sorted_[n - k]);
@@ -299,6 +309,50 @@ class CalendarQueue {
     scratch_.resize(n);
     radix_pass<false>(cur_sorted_.data(), scratch_.data(), n, 0);
     radix_pass<true>(scratch_.data(), cur_sorted_.data(), n, kDigitBits);
+  }
+  // The radix sort of sort_latest_first() for a bucket of n events: those already in cur_sorted_ (from the far
+  // heap) then the chunks of slot s, which it frees. It reads the chunks where they are instead of copying them
+  // first, and counts both digits in one pass: three passes over the events instead of five.
+  void radix_sort_with_chunks(Slot& s, size_t n) {
+    static_assert(kShift == 2 * kDigitBits && 54 + 2 * kDigitBits == 64, "two digits: the word's top ten bits");
+    constexpr uint64_t kMask = (uint64_t{1} << kDigitBits) - 1;
+    std::array<uint32_t, (1u << kDigitBits) + 1> lo{}, hi{};
+    auto count = [&](const Slim* from, const Slim* to) {
+      for (; from < to; ++from) {
+        ++lo[((from->word >> 54) & kMask) + 1];
+        ++hi[(from->word >> (54 + kDigitBits)) + 1];
+      }
+    };
+    const size_t nfar = cur_sorted_.size();
+    count(cur_sorted_.data(), cur_sorted_.data() + nfar);
+    for (uint32_t c = s.head; c != kNil; c = next_[c]) {
+      count(&nodes_[size_t{c} * kChunk], chunk_end(c, next_[c], s));
+    }
+    for (size_t d = 1; d < lo.size(); ++d) {
+      lo[d] += lo[d - 1];
+      hi[d] += hi[d - 1];
+    }
+    scratch_.resize(n);
+    Slim* out = scratch_.data();
+    auto scatter = [&](const Slim* from, const Slim* to) {
+      for (; from < to; ++from) {
+        out[lo[(from->word >> 54) & kMask]++] = *from;
+      }
+    };
+    scatter(cur_sorted_.data(), cur_sorted_.data() + nfar);
+    for (uint32_t c = s.head; c != kNil;) {
+      const uint32_t after = next_[c];
+      scatter(&nodes_[size_t{c} * kChunk], chunk_end(c, after, s));
+      next_[c] = free_;  // freed chunks are reused first, while they are still in cache
+      free_ = c;
+      c = after;
+    }
+    // The second digit, stable, written reversed: latest first, ties latest-inserted first.
+    cur_sorted_.resize(n);
+    Slim* sorted = cur_sorted_.data();
+    for (size_t i = 0; i < n; ++i) {
+      sorted[n - 1 - hi[out[i].word >> (54 + kDigitBits)]++] = out[i];
+    }
   }
   static constexpr size_t kRadixMin = 12;
   static constexpr size_t kDense = 12;  // events in a bucket from which the next one is prefetched
