@@ -142,12 +142,8 @@ class Node : public EventHandler {
   // Called when a PFC pause on `port` ended for the priorities in `mask`.
   virtual void pause_ended(uint16_t port, uint8_t mask) = 0;
 
-  // Starts serialising `p` on the link `link` out of port `port`; returns when the last bit leaves, until which
-  // the port is busy. The caller decides whether it needs an event then (see send()).
-  Time transmit(uint16_t port, const LinkEnd& link, Packet* p) {
-    return transmit(port, TxLink::of(link), link.rate.tx_time(Bytes(p->wire_bytes())), p);
-  }
-  // The same, with the serialisation time `ser` already known.
+  // Starts serialising `p`, which takes `ser` (link.tx_time()), on the link `link` out of port `port`; returns
+  // when the last bit leaves, until which the port is busy. The caller decides whether it needs an event then.
   Time transmit(uint16_t port, const TxLink& link, Time ser, Packet* p) {
     if (port < taps_.size() && taps_[port]) {
       taps_[port]->on_frame(sim_.now(), *p);
@@ -158,10 +154,6 @@ class Node : public EventHandler {
     // number of pending events, and a link is FIFO by construction (arrivals are serialisation times apart).
     sim_.at(end + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
     return end;
-  }
-  // transmit(), then kEvTxDone when the port is free again.
-  void send(uint16_t port, const LinkEnd& link, Packet* p) {
-    sim_.at(transmit(port, link, p), this, kEvTxDone, txdone_arg(port));
   }
 
   // Applies a received PFC frame to `ps`: a pause takes effect `response` after the frame arrived. Returns the
