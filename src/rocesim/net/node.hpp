@@ -113,8 +113,8 @@ class PfcObserver {
 };
 
 // Base of switches and NICs.
-// Contract: a node only touches its own state; it reaches other nodes only by send(), which schedules the
-// frame's arrival at the peer. Packets handed to send() belong to the peer from then on.
+// Contract: a node only touches its own state; it reaches other nodes only by transmit(), which schedules the
+// frame's arrival at the peer. Packets handed to transmit() belong to the peer from then on.
 class Node : public EventHandler {
  public:
   Node(Simulator& sim, PacketPool& pool, std::string name) : sim_(sim), pool_(pool), name_(std::move(name)) {}
