@@ -253,14 +253,7 @@ class CalendarQueue {
       if (n >= kRadixMin) {
         radix_sort_with_chunks(s, n);
       } else {
-        for (uint32_t c = s.head; c != kNil;) {
-          const uint32_t after = next_[c];
-          const Slim* first = &nodes_[size_t{c} * kChunk];
-          cur_sorted_.insert(cur_sorted_.end(), first, chunk_end(c, after, s));
-          next_[c] = free_;  // freed chunks are reused first, while they are still in cache
-          free_ = c;
-          c = after;
-        }
+        drain_chunks(s, [&](const Slim* from, const Slim* to) { cur_sorted_.insert(cur_sorted_.end(), from, to); });
         sort_latest_first();
       }
       s = Slot{};
@@ -310,6 +303,17 @@ class CalendarQueue {
     radix_pass<false>(cur_sorted_.data(), scratch_.data(), n, 0);
     radix_pass<true>(scratch_.data(), cur_sorted_.data(), n, kDigitBits);
   }
+  // Calls f(first, end) on each chunk of slot s in order, and frees the chunk.
+  template <typename F>
+  void drain_chunks(const Slot& s, F&& f) {
+    for (uint32_t c = s.head; c != kNil;) {
+      const uint32_t after = next_[c];
+      f(&nodes_[size_t{c} * kChunk], chunk_end(c, after, s));
+      next_[c] = free_;  // freed chunks are reused first, while they are still in cache
+      free_ = c;
+      c = after;
+    }
+  }
   // The radix sort of sort_latest_first() for a bucket of n events: those already in cur_sorted_ (from the far
   // heap) then the chunks of slot s, which it frees. It reads the chunks where they are instead of copying them
   // first, and counts both digits in one pass: three passes over the events instead of five.
@@ -340,13 +344,7 @@ class CalendarQueue {
       }
     };
     scatter(cur_sorted_.data(), cur_sorted_.data() + nfar);
-    for (uint32_t c = s.head; c != kNil;) {
-      const uint32_t after = next_[c];
-      scatter(&nodes_[size_t{c} * kChunk], chunk_end(c, after, s));
-      next_[c] = free_;  // freed chunks are reused first, while they are still in cache
-      free_ = c;
-      c = after;
-    }
+    drain_chunks(s, scatter);
     // The second digit, stable, written reversed: latest first, ties latest-inserted first.
     cur_sorted_.resize(n);
     Slim* sorted = cur_sorted_.data();
