@@ -2,32 +2,15 @@
 
 namespace rocesim {
 
-std::vector<std::string> cc_types() { return {"none", "dcqcn", "dcqcn-paper", "hpcc", "dctcp"}; }
-
-std::unique_ptr<CcAlgorithm> parse_cc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
-  const std::string type = read_type(n, ctx, path, cc_types(), "dcqcn");
-  const YAML::Node params = n.IsDefined() && n.IsMap() ? n : YAML::Node();
-  if (type == "none") {
-    return parse_cc_none(params, ctx, path);
-  }
-  if (type == "hpcc") {
-    return parse_cc_hpcc(params, ctx, path);
-  }
-  if (type == "dctcp") {
-    return parse_cc_dctcp(params, ctx, path);
-  }
-  return parse_cc_dcqcn(type, params, ctx, path);
+const Registry<CcFactory>& cc_registry() {
+  static const Registry<CcFactory> r("nic.cc", "dcqcn",
+                                     {cc_none(), cc_dcqcn(), cc_dcqcn_paper(), cc_hpcc(), cc_dctcp()});
+  return r;
 }
 
-void describe_cc(std::vector<ParamDoc>& out, const std::string& prefix) {
-  out.push_back(ParamDoc{prefix + ".type", "string", "dcqcn", "",
-                         "congestion control: none (line rate, PFC alone), dcqcn (NVIDIA ConnectX defaults), "
-                         "dcqcn-paper (SIGCOMM 2015 defaults), hpcc (in-band telemetry), dctcp (window on ECN echo)"});
-  describe_cc_none(out, prefix + "[none]");
-  describe_cc_dcqcn("dcqcn", out, prefix + "[dcqcn]");
-  describe_cc_dcqcn("dcqcn-paper", out, prefix + "[dcqcn-paper]");
-  describe_cc_hpcc(out, prefix + "[hpcc]");
-  describe_cc_dctcp(out, prefix + "[dctcp]");
+std::unique_ptr<CcAlgorithm> parse_cc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
+  const CcEntry& e = cc_registry().select(n, ctx, path);
+  return e.make(n.IsDefined() && n.IsMap() ? n : YAML::Node(), ctx, path);
 }
 
 }  // namespace rocesim

@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "rocesim/core/params.hpp"
+#include "rocesim/core/registry.hpp"
 #include "rocesim/core/units.hpp"
 #include "rocesim/net/packet.hpp"
 
@@ -75,20 +77,21 @@ class CcAlgorithm {
   virtual nlohmann::json dump() const = 0;
 };
 
-// The registry: names, their parameter docs, and parsing of `nic.cc` (a name, or a mapping with `type`).
-std::vector<std::string> cc_types();
-std::unique_ptr<CcAlgorithm> parse_cc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
-void describe_cc(std::vector<ParamDoc>& out, const std::string& prefix);
+// How a scenario's `nic.cc` section (already known to be of this type) becomes an algorithm: `n` is the mapping
+// (or an undefined node when only a name was given), `path` the key for messages.
+using CcFactory =
+    std::function<std::unique_ptr<CcAlgorithm>(const YAML::Node& n, const ParseCtx& ctx, const std::string& path)>;
+using CcEntry = Registered<CcFactory>;
 
-// Implementations (one file each).
-std::unique_ptr<CcAlgorithm> parse_cc_none(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
-std::unique_ptr<CcAlgorithm> parse_cc_dcqcn(const std::string& preset, const YAML::Node& n, const ParseCtx& ctx,
-                                            const std::string& path);
-std::unique_ptr<CcAlgorithm> parse_cc_dctcp(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
-std::unique_ptr<CcAlgorithm> parse_cc_hpcc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
-void describe_cc_none(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_cc_dctcp(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_cc_hpcc(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_cc_dcqcn(const std::string& preset, std::vector<ParamDoc>& out, const std::string& prefix);
+// The registry: `nic.cc` is a name, or a mapping with `type`; dcqcn when absent.
+const Registry<CcFactory>& cc_registry();
+std::unique_ptr<CcAlgorithm> parse_cc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
+
+// Implementations, one file each (cc_dcqcn.cpp registers two presets).
+CcEntry cc_none();
+CcEntry cc_dcqcn();
+CcEntry cc_dcqcn_paper();
+CcEntry cc_hpcc();
+CcEntry cc_dctcp();
 
 }  // namespace rocesim

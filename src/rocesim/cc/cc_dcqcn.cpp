@@ -226,13 +226,20 @@ class DcqcnAlgorithm final : public CcAlgorithm {
 
 }  // namespace
 
-std::unique_ptr<CcAlgorithm> parse_cc_dcqcn(const std::string& preset, const YAML::Node& n, const ParseCtx& ctx,
-                                            const std::string& path) {
-  return std::make_unique<DcqcnAlgorithm>(preset, dcqcn_schema(preset == "dcqcn-paper").parse(n, ctx, path));
+namespace {
+CcEntry dcqcn_entry(const std::string& preset, const std::string& summary) {
+  const bool paper = preset == "dcqcn-paper";
+  return {
+      preset, summary,
+      [preset, paper](const YAML::Node& n, const ParseCtx& ctx,
+                      const std::string& path) -> std::unique_ptr<CcAlgorithm> {
+        return std::make_unique<DcqcnAlgorithm>(preset, dcqcn_schema(paper).parse(n, ctx, path));
+      },
+      [paper](std::vector<ParamDoc>& out, const std::string& prefix) { dcqcn_schema(paper).describe(prefix, out); }};
 }
+}  // namespace
 
-void describe_cc_dcqcn(const std::string& preset, std::vector<ParamDoc>& out, const std::string& prefix) {
-  dcqcn_schema(preset == "dcqcn-paper").describe(prefix, out);
-}
+CcEntry cc_dcqcn() { return dcqcn_entry("dcqcn", "NVIDIA ConnectX defaults"); }
+CcEntry cc_dcqcn_paper() { return dcqcn_entry("dcqcn-paper", "SIGCOMM 2015 defaults"); }
 
 }  // namespace rocesim

@@ -94,11 +94,12 @@ class DctcpAlgorithm final : public CcAlgorithm {
 
 }  // namespace
 
-std::unique_ptr<CcAlgorithm> parse_cc_dctcp(const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
-  return std::make_unique<DctcpAlgorithm>(DctcpParams::schema().parse(n, ctx, path));
-}
-void describe_cc_dctcp(std::vector<ParamDoc>& out, const std::string& prefix) {
-  DctcpParams::schema().describe(prefix, out);
+CcEntry cc_dctcp() {
+  return {"dctcp", "window on ECN echo",
+          [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
+            return std::make_unique<DctcpAlgorithm>(DctcpParams::schema().parse(n, ctx, path));
+          },
+          [](std::vector<ParamDoc>& out, const std::string& prefix) { DctcpParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

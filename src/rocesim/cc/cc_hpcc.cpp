@@ -142,11 +142,12 @@ class HpccAlgorithm final : public CcAlgorithm {
 
 }  // namespace
 
-std::unique_ptr<CcAlgorithm> parse_cc_hpcc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
-  return std::make_unique<HpccAlgorithm>(HpccParams::schema().parse(n, ctx, path));
-}
-void describe_cc_hpcc(std::vector<ParamDoc>& out, const std::string& prefix) {
-  HpccParams::schema().describe(prefix, out);
+CcEntry cc_hpcc() {
+  return {"hpcc", "in-band telemetry",
+          [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
+            return std::make_unique<HpccAlgorithm>(HpccParams::schema().parse(n, ctx, path));
+          },
+          [](std::vector<ParamDoc>& out, const std::string& prefix) { HpccParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

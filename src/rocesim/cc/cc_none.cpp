@@ -27,11 +27,14 @@ class NoneAlgorithm final : public CcAlgorithm {
 
 }  // namespace
 
-std::unique_ptr<CcAlgorithm> parse_cc_none(const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
-  NoneParams::schema().parse(n, ctx, path);
-  return std::make_unique<NoneAlgorithm>();
+CcEntry cc_none() {
+  return {"none",
+          "line rate, PFC alone",
+          [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
+            NoneParams::schema().parse(n, ctx, path);
+            return std::make_unique<NoneAlgorithm>();
+          },
+          {}};
 }
-
-void describe_cc_none(std::vector<ParamDoc>& out, const std::string& prefix) {}
 
 }  // namespace rocesim

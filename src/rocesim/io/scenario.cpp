@@ -244,11 +244,11 @@ double Simulation::run(const std::function<void(const RunProgress&)>& progress) 
 std::vector<ParamDoc> all_params() {
   std::vector<ParamDoc> out;
   ScenarioParams::schema().describe("", out);
-  describe_topologies(out);
+  topology_registry().describe(out);
   SwitchParams::schema().describe("switch", out);
   NicParams::schema().describe("nic", out);
-  describe_cc(out, "nic.cc");
-  describe_workloads(out);
+  cc_registry().describe(out);
+  workload_registry().describe(out, "workload[].type", "workload");
   CaptureParams::schema().describe("capture", out);
   OutputParams::schema().describe("output", out);
   // Reserved keys are documented by their own sections.

@@ -29,7 +29,8 @@ struct FatTreeParams {
 };
 }  // namespace
 
-TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx) {
+namespace {
+TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx, const std::string&) {
   const FatTreeParams p = FatTreeParams::schema().parse(n, ctx, "topology");
   const int64_t k = p.k, half = k / 2;
   TopologyGraph g;
@@ -70,8 +71,11 @@ TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx) {
   return g;
 }
 
-void describe_fat_tree(std::vector<ParamDoc>& out, const std::string& prefix) {
-  FatTreeParams::schema().describe(prefix, out);
+}  // namespace
+
+TopologyEntry fat_tree_topology() {
+  return {"fat-tree", "three-tier k-ary fat-tree", build_fat_tree,
+          [](std::vector<ParamDoc>& out, const std::string& prefix) { FatTreeParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

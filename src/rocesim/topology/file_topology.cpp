@@ -26,6 +26,7 @@ struct FileTopoParams {
 };
 }  // namespace
 
+namespace {
 TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir) {
   const FileTopoParams p = FileTopoParams::schema().parse(n, ctx, "topology");
   InputFile file = open_input(p.path, base_dir, ctx, n["path"], "topology.path");
@@ -114,8 +115,12 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
   return g;
 }
 
-void describe_topology_file(std::vector<ParamDoc>& out, const std::string& prefix) {
-  FileTopoParams::schema().describe(prefix, out);
+}  // namespace
+
+TopologyEntry file_topology() {
+  return {
+      "file", "nodes and links from a file", build_topology_file,
+      [](std::vector<ParamDoc>& out, const std::string& prefix) { FileTopoParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

@@ -120,6 +120,7 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
   return g;
 }
 
+namespace {
 TopologyGraph build_hpcc_topology(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir) {
   const HpccTopoParams p = HpccTopoParams::schema().parse(n, ctx, "topology");
   InputFile f = open_input(p.path, base_dir, ctx, n["path"], "topology.path");
@@ -128,8 +129,12 @@ TopologyGraph build_hpcc_topology(const YAML::Node& n, const ParseCtx& ctx, cons
   return g;
 }
 
-void describe_hpcc_topology(std::vector<ParamDoc>& out, const std::string& prefix) {
-  HpccTopoParams::schema().describe(prefix, out);
+}  // namespace
+
+TopologyEntry hpcc_topology() {
+  return {
+      "hpcc", "the HPCC ns-3 topology format", build_hpcc_topology,
+      [](std::vector<ParamDoc>& out, const std::string& prefix) { HpccTopoParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

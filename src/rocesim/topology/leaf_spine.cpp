@@ -45,7 +45,8 @@ struct LeafSpineParams {
 };
 }  // namespace
 
-TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx) {
+namespace {
+TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx, const std::string&) {
   const LeafSpineParams p = LeafSpineParams::schema().parse(n, ctx, "topology");
   TopologyGraph g;
   const int64_t nics = p.nics_per_host;
@@ -80,8 +81,12 @@ TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx) {
   return g;
 }
 
-void describe_leaf_spine(std::vector<ParamDoc>& out, const std::string& prefix) {
-  LeafSpineParams::schema().describe(prefix, out);
+}  // namespace
+
+TopologyEntry leaf_spine_topology() {
+  return {"leaf-spine", "two-tier Clos", build_leaf_spine, [](std::vector<ParamDoc>& out, const std::string& prefix) {
+            LeafSpineParams::schema().describe(prefix, out);
+          }};
 }
 
 }  // namespace rocesim

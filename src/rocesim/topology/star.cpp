@@ -20,7 +20,8 @@ struct StarParams {
 };
 }  // namespace
 
-TopologyGraph build_star(const YAML::Node& n, const ParseCtx& ctx) {
+namespace {
+TopologyGraph build_star(const YAML::Node& n, const ParseCtx& ctx, const std::string&) {
   const StarParams p = StarParams::schema().parse(n, ctx, "topology");
   TopologyGraph g;
   std::vector<int> hosts;
@@ -35,8 +36,11 @@ TopologyGraph build_star(const YAML::Node& n, const ParseCtx& ctx) {
   return g;
 }
 
-void describe_star(std::vector<ParamDoc>& out, const std::string& prefix) {
-  StarParams::schema().describe(prefix, out);
+}  // namespace
+
+TopologyEntry star_topology() {
+  return {"star", "hosts on one switch", build_star,
+          [](std::vector<ParamDoc>& out, const std::string& prefix) { StarParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

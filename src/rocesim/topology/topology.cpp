@@ -30,41 +30,24 @@ const Schema<LinkParams>& LinkParams::schema(const char* default_rate) {
   return std::string(default_rate) == "400Gbps" ? r400 : r100;
 }
 
-std::vector<std::string> topology_types() { return {"star", "leaf-spine", "fat-tree", "file", "hpcc"}; }
+const Registry<TopologyBuilder>& topology_registry() {
+  static const Registry<TopologyBuilder> r(
+      "topology", "", {star_topology(), leaf_spine_topology(), fat_tree_topology(), file_topology(), hpcc_topology()});
+  return r;
+}
 
 TopologyGraph build_topology(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir) {
   if (!n.IsDefined() || n.IsNull()) {
     throw InputError(ctx.file, 0, "topology", "missing; the scenario needs a topology");
   }
-  const std::string type = read_type(n, ctx, "topology", topology_types());
-  TopologyGraph g;
-  if (type == "star") {
-    g = build_star(n, ctx);
-  } else if (type == "leaf-spine") {
-    g = build_leaf_spine(n, ctx);
-  } else if (type == "fat-tree") {
-    g = build_fat_tree(n, ctx);
-  } else if (type == "hpcc") {
-    g = build_hpcc_topology(n, ctx, base_dir);
-  } else {
-    g = build_topology_file(n, ctx, base_dir);
-  }
-  g.type = type;
-  g.resolved["type"] = type;
+  const TopologyEntry& e = topology_registry().select(n, ctx);
+  TopologyGraph g = e.make(n, ctx, base_dir);
+  g.type = e.name;
+  g.resolved["type"] = e.name;
   if (g.hosts.size() < 2) {
     throw InputError(ctx.file, line_of(n), "topology", "needs at least 2 hosts");
   }
   return g;
-}
-
-void describe_topologies(std::vector<ParamDoc>& out) {
-  out.push_back(
-      {"topology.type", "string", "", "", "star, leaf-spine, fat-tree, file, or hpcc (the HPCC ns-3 format)"});
-  describe_hpcc_topology(out, "topology[hpcc]");
-  describe_star(out, "topology[star]");
-  describe_leaf_spine(out, "topology[leaf-spine]");
-  describe_fat_tree(out, "topology[fat-tree]");
-  describe_topology_file(out, "topology[file]");
 }
 
 }  // namespace rocesim

@@ -4,11 +4,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "rocesim/core/params.hpp"
+#include "rocesim/core/registry.hpp"
 
 namespace rocesim {
 
@@ -49,23 +51,22 @@ struct TopologyGraph {
   void add_link(int a, int b, Rate r, Time d) { links.push_back({a, b, r, d}); }
 };
 
-std::vector<std::string> topology_types();
+// A builder: the `topology` mapping (of its type) to a graph; `base_dir` resolves relative paths in it.
+using TopologyBuilder =
+    std::function<TopologyGraph(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir)>;
+using TopologyEntry = Registered<TopologyBuilder>;
+
+const Registry<TopologyBuilder>& topology_registry();
 // `base_dir`: where relative paths in the scenario (e.g. a topology file) are resolved.
 TopologyGraph build_topology(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir);
-void describe_topologies(std::vector<ParamDoc>& out);
 
 // Builders, one file each.
-TopologyGraph build_star(const YAML::Node& n, const ParseCtx& ctx);
-TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx);
-TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx);
-TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir);
-TopologyGraph build_hpcc_topology(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir);
+TopologyEntry star_topology();
+TopologyEntry leaf_spine_topology();
+TopologyEntry fat_tree_topology();
+TopologyEntry file_topology();
+TopologyEntry hpcc_topology();
 // Reads the HPCC ns-3 simulator's topology format; graph node i is that simulator's node i.
 TopologyGraph read_hpcc_topology(std::istream& in, const std::string& file);
-void describe_hpcc_topology(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_star(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_leaf_spine(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_fat_tree(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_topology_file(std::vector<ParamDoc>& out, const std::string& prefix);
 
 }  // namespace rocesim

@@ -29,6 +29,7 @@ struct AllToAllParams {
 };
 }  // namespace
 
+namespace {
 WorkloadFlows generate_all_to_all(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                   const WorkloadContext& wc, Rng&) {
   const AllToAllParams p = AllToAllParams::schema().parse(n, ctx, path);
@@ -59,8 +60,12 @@ WorkloadFlows generate_all_to_all(const YAML::Node& n, const ParseCtx& ctx, cons
   return out;
 }
 
-void describe_all_to_all(std::vector<ParamDoc>& out, const std::string& prefix) {
-  AllToAllParams::schema().describe(prefix, out);
+}  // namespace
+
+WorkloadEntry all_to_all_workload() {
+  return {
+      "all-to-all", "every host to every other", generate_all_to_all,
+      [](std::vector<ParamDoc>& out, const std::string& prefix) { AllToAllParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

@@ -99,6 +99,7 @@ std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, u
   return flows;
 }
 
+namespace {
 WorkloadFlows generate_flow_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                  const WorkloadContext& wc, Rng&) {
   const FlowFileParams p = FlowFileParams::schema().parse(n, ctx, path);
@@ -109,8 +110,12 @@ WorkloadFlows generate_flow_file(const YAML::Node& n, const ParseCtx& ctx, const
   return out;
 }
 
-void describe_flow_file(std::vector<ParamDoc>& out, const std::string& prefix) {
-  FlowFileParams::schema().describe(prefix, out);
+}  // namespace
+
+WorkloadEntry flow_file_workload() {
+  return {
+      "flows", "flows from a CSV file", generate_flow_file,
+      [](std::vector<ParamDoc>& out, const std::string& prefix) { FlowFileParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

@@ -83,6 +83,7 @@ std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& f, co
   return flows;
 }
 
+namespace {
 WorkloadFlows generate_hpcc_flows(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                   const WorkloadContext& wc, Rng&) {
   const HpccFlowParams p = HpccFlowParams::schema().parse(n, ctx, path);
@@ -93,8 +94,12 @@ WorkloadFlows generate_hpcc_flows(const YAML::Node& n, const ParseCtx& ctx, cons
   return out;
 }
 
-void describe_hpcc_flows(std::vector<ParamDoc>& out, const std::string& prefix) {
-  HpccFlowParams::schema().describe(prefix, out);
+}  // namespace
+
+WorkloadEntry hpcc_flows_workload() {
+  return {
+      "hpcc-flows", "the HPCC ns-3 flow file", generate_hpcc_flows,
+      [](std::vector<ParamDoc>& out, const std::string& prefix) { HpccFlowParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

@@ -29,6 +29,7 @@ struct IncastParams {
 };
 }  // namespace
 
+namespace {
 WorkloadFlows generate_incast(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                               const WorkloadContext& wc, Rng& rng) {
   const IncastParams p = IncastParams::schema().parse(n, ctx, path);
@@ -69,8 +70,11 @@ WorkloadFlows generate_incast(const YAML::Node& n, const ParseCtx& ctx, const st
   return out;
 }
 
-void describe_incast(std::vector<ParamDoc>& out, const std::string& prefix) {
-  IncastParams::schema().describe(prefix, out);
+}  // namespace
+
+WorkloadEntry incast_workload() {
+  return {"incast", "N senders to one receiver", generate_incast,
+          [](std::vector<ParamDoc>& out, const std::string& prefix) { IncastParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

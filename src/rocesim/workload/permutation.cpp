@@ -37,6 +37,7 @@ std::vector<uint32_t> random_cycle(uint32_t n, Rng& rng) {
   return d;
 }
 
+namespace {
 WorkloadFlows generate_permutation(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                    const WorkloadContext& wc, Rng& rng) {
   const PermutationParams p = PermutationParams::schema().parse(n, ctx, path);
@@ -58,8 +59,12 @@ WorkloadFlows generate_permutation(const YAML::Node& n, const ParseCtx& ctx, con
   return out;
 }
 
-void describe_permutation(std::vector<ParamDoc>& out, const std::string& prefix) {
-  PermutationParams::schema().describe(prefix, out);
+}  // namespace
+
+WorkloadEntry permutation_workload() {
+  return {
+      "permutation", "each host sends to one other, a random cycle", generate_permutation,
+      [](std::vector<ParamDoc>& out, const std::string& prefix) { PermutationParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

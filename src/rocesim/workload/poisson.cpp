@@ -37,6 +37,7 @@ struct PoissonParams {
 };
 }  // namespace
 
+namespace {
 WorkloadFlows generate_poisson(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                const WorkloadContext& wc, Rng& rng) {
   const PoissonParams p = PoissonParams::schema().parse(n, ctx, path);
@@ -79,8 +80,11 @@ WorkloadFlows generate_poisson(const YAML::Node& n, const ParseCtx& ctx, const s
   return out;
 }
 
-void describe_poisson(std::vector<ParamDoc>& out, const std::string& prefix) {
-  PoissonParams::schema().describe(prefix, out);
+}  // namespace
+
+WorkloadEntry poisson_workload() {
+  return {"poisson", "open-loop arrivals at a load, sizes from a CDF", generate_poisson,
+          [](std::vector<ParamDoc>& out, const std::string& prefix) { PoissonParams::schema().describe(prefix, out); }};
 }
 
 }  // namespace rocesim

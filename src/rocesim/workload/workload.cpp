@@ -2,39 +2,19 @@
 
 namespace rocesim {
 
-std::vector<std::string> workload_types() {
-  return {"poisson", "incast", "permutation", "all-to-all", "flows", "hpcc-flows"};
+const Registry<WorkloadGenerator>& workload_registry() {
+  static const Registry<WorkloadGenerator> r("workload", "",
+                                             {poisson_workload(), incast_workload(), permutation_workload(),
+                                              all_to_all_workload(), flow_file_workload(), hpcc_flows_workload()});
+  return r;
 }
 
 WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                 const WorkloadContext& wc, Rng& rng) {
-  const std::string type = read_type(n, ctx, path, workload_types());
-  WorkloadFlows out;
-  if (type == "poisson") {
-    out = generate_poisson(n, ctx, path, wc, rng);
-  } else if (type == "all-to-all") {
-    out = generate_all_to_all(n, ctx, path, wc, rng);
-  } else if (type == "hpcc-flows") {
-    out = generate_hpcc_flows(n, ctx, path, wc, rng);
-  } else if (type == "incast") {
-    out = generate_incast(n, ctx, path, wc, rng);
-  } else if (type == "permutation") {
-    out = generate_permutation(n, ctx, path, wc, rng);
-  } else {
-    out = generate_flow_file(n, ctx, path, wc, rng);
-  }
-  out.resolved["type"] = type;
+  const WorkloadEntry& e = workload_registry().select(n, ctx, path);
+  WorkloadFlows out = e.make(n, ctx, path, wc, rng);
+  out.resolved["type"] = e.name;
   return out;
-}
-
-void describe_workloads(std::vector<ParamDoc>& out) {
-  out.push_back({"workload[].type", "string", "", "", "poisson, incast, permutation, all-to-all, flows or hpcc-flows"});
-  describe_hpcc_flows(out, "workload[hpcc-flows]");
-  describe_poisson(out, "workload[poisson]");
-  describe_all_to_all(out, "workload[all-to-all]");
-  describe_incast(out, "workload[incast]");
-  describe_permutation(out, "workload[permutation]");
-  describe_flow_file(out, "workload[flows]");
 }
 
 std::vector<uint32_t> select_hosts(const std::vector<int64_t>& hosts, const YAML::Node& n, const ParseCtx& ctx,

@@ -4,11 +4,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "rocesim/core/params.hpp"
+#include "rocesim/core/registry.hpp"
 #include "rocesim/core/rng.hpp"
 #include "rocesim/nic/flow.hpp"
 
@@ -29,35 +31,28 @@ struct WorkloadFlows {
   nlohmann::json resolved;
 };
 
-std::vector<std::string> workload_types();
+// A generator: the workload's mapping (of its type) at `path` to flows.
+using WorkloadGenerator = std::function<WorkloadFlows(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
+                                                      const WorkloadContext& wc, Rng& rng)>;
+using WorkloadEntry = Registered<WorkloadGenerator>;
+
+const Registry<WorkloadGenerator>& workload_registry();
 WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                 const WorkloadContext& wc, Rng& rng);
-void describe_workloads(std::vector<ParamDoc>& out);
 
-WorkloadFlows generate_incast(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
-                              const WorkloadContext& wc, Rng& rng);
-WorkloadFlows generate_permutation(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
-                                   const WorkloadContext& wc, Rng& rng);
-WorkloadFlows generate_flow_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
-                                 const WorkloadContext& wc, Rng& rng);
-WorkloadFlows generate_poisson(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
-                               const WorkloadContext& wc, Rng& rng);
-WorkloadFlows generate_all_to_all(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
-                                  const WorkloadContext& wc, Rng& rng);
-WorkloadFlows generate_hpcc_flows(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
-                                  const WorkloadContext& wc, Rng& rng);
+// Generators, one file each.
+WorkloadEntry poisson_workload();
+WorkloadEntry incast_workload();
+WorkloadEntry permutation_workload();
+WorkloadEntry all_to_all_workload();
+WorkloadEntry flow_file_workload();
+WorkloadEntry hpcc_flows_workload();
+
 // Reads the HPCC ns-3 simulator's flow file (count, then `src dst pg dport size start_s` lines, node ids).
 std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& file, const std::vector<int>& node_host);
-void describe_hpcc_flows(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_poisson(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_all_to_all(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_incast(std::vector<ParamDoc>& out, const std::string& prefix);
 // Hosts named by a workload's `hosts` list (all hosts if empty), checked against the topology.
 std::vector<uint32_t> select_hosts(const std::vector<int64_t>& hosts, const YAML::Node& n, const ParseCtx& ctx,
                                    const std::string& path, const WorkloadContext& wc);
-void describe_permutation(std::vector<ParamDoc>& out, const std::string& prefix);
-void describe_flow_file(std::vector<ParamDoc>& out, const std::string& prefix);
-
 // Reads a flow file (CSV with header `src,dst,size,start,priority,operation`); errors name the line.
 std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, uint32_t hosts);
 

@@ -1,0 +1,88 @@
+// The implementations of one extension point (congestion control, topology builder, workload, ...), each
+// registered once with its name, a one-line summary, its parameter declaration and its factory. The scenario
+// selects one by name (`type:`); the list of names, `rocesim params`, docs/scenario-reference.md and the
+// unknown-type error all come from the registry.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rocesim/core/params.hpp"
+
+namespace rocesim {
+
+// One implementation: what the registry knows of it. `describe` appends its parameters under a prefix such as
+// `topology[star]` (empty: it has none).
+template <class Factory>
+struct Registered {
+  std::string name;
+  std::string summary;
+  Factory make;
+  std::function<void(std::vector<ParamDoc>&, const std::string&)> describe;
+};
+
+// Contract: built once, from a list in one place, and read-only afterwards; names are unique (checked).
+template <class Factory>
+class Registry {
+ public:
+  using Entry = Registered<Factory>;
+  // `path`: the scenario key of the section (e.g. "nic.cc"); `default_name`: the type when the key is absent
+  // (empty: the type is required).
+  Registry(std::string path, std::string default_name, std::vector<Entry> entries)
+      : path_(std::move(path)), default_(std::move(default_name)), entries_(std::move(entries)) {
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (entries_[i].name == entries_[j].name) {
+          throw std::logic_error("registry " + path_ + ": '" + entries_[i].name + "' registered twice");
+        }
+      }
+    }
+  }
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& e : entries_) {
+      out.push_back(e.name);
+    }
+    return out;
+  }
+  const Entry* find(const std::string& name) const {
+    for (const auto& e : entries_) {
+      if (e.name == name) {
+        return &e;
+      }
+    }
+    return nullptr;
+  }
+  // The implementation `n` names (a scalar, or a mapping's `type`); an unknown or missing name is an InputError
+  // at `path`.type listing the known ones. `path` defaults to the registry's own.
+  const Entry& select(const YAML::Node& n, const ParseCtx& ctx, const std::string& path = "") const {
+    return *find(read_type(n, ctx, path.empty() ? path_ : path, names(), default_));
+  }
+  // The `type` row (every name with its summary), then each implementation's parameters under `base[name]`
+  // (`base` defaults to the registry's path; a list such as `workload` documents `workload[].type` and
+  // `workload[incast].size`).
+  void describe(std::vector<ParamDoc>& out, const std::string& type_key = "", const std::string& base = "") const {
+    std::string doc;
+    for (const auto& e : entries_) {
+      doc += (doc.empty() ? "" : ", ") + e.name + " (" + e.summary + ")";
+    }
+    out.push_back(ParamDoc{type_key.empty() ? path_ + ".type" : type_key, "string", default_, "", doc});
+    for (const auto& e : entries_) {
+      if (e.describe) {
+        e.describe(out, (base.empty() ? path_ : base) + "[" + e.name + "]");
+      }
+    }
+  }
+
+ private:
+  std::string path_;
+  std::string default_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace rocesim
