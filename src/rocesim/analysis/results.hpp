@@ -12,7 +12,8 @@ namespace rocesim {
 // Value at quantile q (0..1) of `v` by the nearest-rank method; v is sorted in place. NaN if empty.
 double percentile(std::vector<double>& v, double q);
 
-// slowdown = fct / ideal, never below 1 (HPCC convention, ground-truth.md 3.2).
+// slowdown = fct / ideal, never below 1 (HPCC convention: alibaba-edu/High-Precision-Congestion-Control
+// simulation/scratch/third.cc qp_finish and analysis/fct_analysis.py).
 double slowdown(Time fct, Time ideal);
 
 struct RunInfo {

@@ -1,6 +1,10 @@
-// DCQCN (Zhu et al., SIGCOMM 2015), as NVIDIA ConnectX NICs run it. Equations: ground-truth.md 1.1 and 1.5;
-// parameters: section 2.1 (ConnectX firmware defaults, preset `dcqcn`) and section 1.2 (paper defaults, preset
-// `dcqcn-paper`).
+// DCQCN (Zhu et al., SIGCOMM 2015), as NVIDIA ConnectX NICs run it. Equations: the DCQCN summary in Zhu et al.,
+// "ECN or Delay: Lessons Learnt from Analysis of DCQCN and TIMELY", CoNEXT 2016 (jitupadhye-zz/rdma
+// conext2016/dcqcn-protocol.tex), and the HPCC simulator's Mellanox variant
+// (alibaba-edu/High-Precision-Congestion-Control simulation/src/point-to-point/model/rdma-hw.cc). Parameters:
+// ConnectX firmware defaults (NVIDIA DOCA "DCQCN CC Parameters"; Mellanox community "DCQCN Parameters"), preset
+// `dcqcn`; paper defaults (the CoNEXT 2016 fluid model, jitupadhye-zz/rdma fluidmodel/dcqcn/dcqcn2.m), preset
+// `dcqcn-paper`.
 //
 // Reaction point, per QP:
 //   on a CNP (acted on at most once per rate_reduce_monitor_period):

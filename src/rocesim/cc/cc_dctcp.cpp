@@ -1,6 +1,7 @@
 // DCTCP-style window control for RDMA (Alizadeh et al., SIGCOMM 2010), for comparison with DCQCN and HPCC.
 // The switch marks at a single threshold K (set switch.ecn.kmin = kmax = K, pmax = 1; the HPCC simulator uses
-// K = 30 x bw/10 KB, ground-truth.md 3.2). The receiver echoes how many of the packets an ACK covers arrived CE.
+// K = 30 x bw/10 KB: alibaba-edu/High-Precision-Congestion-Control simulation/run.py, --cc dctcp). The
+// receiver echoes how many of the packets an ACK covers arrived CE.
 // Per window of data (one round):
 //   at the round's end: alpha = (1 - g) alpha + g F      F = marked / acknowledged packets in the round
 //   if any mark in the round: W = max(mtu, W (1 - alpha/2))       at most once per round

@@ -1,6 +1,7 @@
-// HPCC (Li et al., SIGCOMM 2019), as the HPCC simulator implements it (ground-truth.md 3.2, rdma-hw.cc
-// UpdateRateHp). Switches stamp each data packet with per-hop telemetry (tx bytes, time, queue, rate); the
-// receiver echoes it in ACKs. On each ACK, for every hop j against the previous ACK's record:
+// HPCC (Li et al., SIGCOMM 2019), as the HPCC simulator implements it (alibaba-edu/High-Precision-Congestion-Control
+// simulation/src/point-to-point/model/rdma-hw.cc, UpdateRateHp). Switches stamp each data packet with per-hop
+// telemetry (tx bytes, time, queue, rate); the receiver echoes it in ACKs. On each ACK, for every hop j against
+// the previous ACK's record:
 //   txRate_j = (txBytes_j - txBytes'_j) x 8 / (ts_j - ts'_j)
 //   u_j      = txRate_j / B_j + min(qlen_j, qlen'_j) x 8 / (B_j T)
 //   U        = max_j u_j, with tau = min(ts_j - ts'_j, T) of that hop

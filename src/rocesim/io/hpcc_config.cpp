@@ -222,8 +222,9 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
   const auto mode = number("CC_MODE").value_or(1);
   if (mode == 1) {
     cc["type"] = "dcqcn";
-    // The HPCC simulator's "Mellanox" DCQCN (ground-truth.md 1.5): timer-driven increase, no byte counter,
-    // alpha 1 on the first CNP, no per-step decrease floor.
+    // The HPCC simulator's "Mellanox" DCQCN (alibaba-edu/High-Precision-Congestion-Control
+    // simulation/src/point-to-point/model/rdma-hw.cc): timer-driven increase, no byte counter, alpha 1 on the
+    // first CNP, no per-step decrease floor.
     cc["byte_counter"] = "0B";
     cc["initial_alpha"] = 1.0;
     cc["min_dec_factor"] = 0.0;

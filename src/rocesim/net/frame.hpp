@@ -1,5 +1,7 @@
-// Byte-exact RoCEv2, CNP and PFC frames (ground-truth.md 5.1 and 6): built from a simulated packet for captures,
-// and parsed back for tests. Frames exclude the Ethernet FCS, as captures do.
+// Byte-exact RoCEv2, CNP and PFC frames: built from a simulated packet for captures, and parsed back for tests.
+// Frames exclude the Ethernet FCS, as captures do. PFC layout: IEEE 802.1Qbb, as in Huawei's CloudEngine PFC docs.
+// RoCEv2 headers, CNP and ICRC: Linux include/rdma/ib_pack.h, drivers/infiniband/sw/rxe/rxe_hdr.h and rxe_icrc.c,
+// and secdev/scapy scapy/contrib/roce.py.
 #pragma once
 
 #include <array>

@@ -88,7 +88,7 @@ struct PauseState {
   }
 };
 
-// Time of `quanta` pause quanta at `rate`: one quantum is 512 bit times (802.1Qbb; ground-truth.md 5.1).
+// Time of `quanta` pause quanta at `rate`: one quantum is 512 bit times (IEEE 802.1Qbb; Nokia SR Linux docs).
 inline Time pause_time(int quanta, Rate rate) { return rate.tx_time(Bytes(int64_t{quanta} * 64)); }
 
 // Something that watches the frames a port sends (a capture). Contract: it only reads the packet; it may not

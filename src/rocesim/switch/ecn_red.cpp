@@ -1,6 +1,9 @@
-// RED-like ECN marking (ground-truth.md 1.3): probability 0 at or below Kmin, rising linearly to Pmax at Kmax,
-// and 1 above Kmax. Default thresholds are NVIDIA Onyx `roce lossless` and Cumulus RoCE (150 KB / 1500 KB,
-// ground-truth.md 2.3); default Pmax 0.2 is the HPCC paper's DCQCN setting (ground-truth.md 1.5).
+// RED-like ECN marking (p(t) of the DCQCN fluid model, figure "DCQCN fluid model" of Zhu et al., "ECN or Delay:
+// Lessons Learnt from Analysis of DCQCN and TIMELY", CoNEXT 2016): probability 0 at or below Kmin, rising
+// linearly to Pmax at Kmax, and 1 above Kmax. Default thresholds are NVIDIA Onyx `roce lossless` and Cumulus
+// RoCE (150 KB / 1500 KB; Onyx user manual "RoCE Commands", Cumulus Linux "RDMA over Converged Ethernet -
+// RoCE"); default Pmax 0.2 is the HPCC paper's DCQCN setting (alibaba-edu/High-Precision-Congestion-Control
+// simulation/run.py, --cc dcqcn).
 #include <sstream>
 
 #include "rocesim/switch/ecn.hpp"

@@ -1,7 +1,7 @@
 // Enhanced Transmission Selection (IEEE 802.1Qaz): strict-priority classes first, then deficit weighted round
 // robin over byte counts among the others (Shreedhar and Varghese, "Efficient fair queueing using deficit
-// round robin"). Defaults follow the Cumulus/Onyx RoCE profile (ground-truth.md 2.3): class 6 (CNP) strict,
-// the rest sharing by weight.
+// round robin"). Defaults follow the Cumulus/Onyx RoCE profile (Cumulus Linux "RDMA over Converged Ethernet -
+// RoCE"; Onyx user manual "RoCE Commands"): class 6 (CNP) strict, the rest sharing by weight.
 #include "rocesim/switch/scheduler.hpp"
 
 namespace rocesim {

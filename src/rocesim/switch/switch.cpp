@@ -52,8 +52,8 @@ const Schema<SwitchParams>& SwitchParams::schema() {
              "forwarding pipeline latency before a packet joins its egress queue")
         .add(
             &SwitchParams::dscp_map, "dscp_map", "0:0, 8:1, 16:2, 26:3, 32:4, 40:5, 48:6, 56:7",
-            "DSCP to priority (trust DSCP): RoCE data DSCP 26 to 3, CNP DSCP 48 to 6 (ground-truth 2.2), class "
-            "selectors elsewhere; unlisted DSCPs go to 0",
+            "DSCP to priority (trust DSCP): RoCE data DSCP 26 to 3, CNP DSCP 48 to 6 (NVIDIA mlnx_qos and "
+            "ConnectX cnp_dscp / cnp_802p_prio defaults), class selectors elsewhere; unlisted DSCPs go to 0",
             [](const std::string& v) -> std::optional<std::string> {
               try {
                 parse_dscp_map(v);

@@ -1,6 +1,7 @@
-// Poisson traffic (the HPCC simulator's traffic_gen.py, ground-truth.md 3.2): every host starts flows to random
-// other hosts with exponential inter-arrival times of mean  mean_size x 8 / (host rate x load), sizes drawn from
-// a flow-size CDF by linear interpolation, until `until` (or the scenario's stop, if earlier).
+// Poisson traffic (the HPCC simulator's traffic generator, alibaba-edu/High-Precision-Congestion-Control
+// traffic_gen/traffic_gen.py): every host starts flows to random other hosts with exponential inter-arrival
+// times of mean  mean_size x 8 / (host rate x load), sizes drawn from a flow-size CDF by linear interpolation,
+// until `until` (or the scenario's stop, if earlier).
 #include <algorithm>
 #include <cmath>
 
