@@ -30,6 +30,15 @@ inline FlowSpec write_flow(uint32_t src, uint32_t dst, Bytes size, Time start = 
   return f;
 }
 
+// Flows not finished at the end of the run.
+inline int64_t unfinished(const Network& net) {
+  int64_t n = 0;
+  for (const auto& f : net.flows()) {
+    n += !f.done;
+  }
+  return n;
+}
+
 // Sum of a switch-port counter over all switches, ports and the given priorities.
 template <class F>
 int64_t sum_ports(Network& net, F f) {

@@ -43,7 +43,7 @@ std::unique_ptr<Simulation> run(const std::vector<std::string>& sets = {}) {
   add(2, 0, 1'000'000, RdmaOp::kWrite, Time());
   add(0, 3, 100'000, RdmaOp::kRead, Time::us(5));
   add(3, 0, 50'000, RdmaOp::kSend, Time::us(5), Time::us(200));
-  net.nic(1).inject_drop(w1, 300);
+  net.nic(1).inject_drop(net.flow_path(w1).send_qpn, 300);
   s->run();
   return s;
 }

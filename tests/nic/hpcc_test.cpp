@@ -106,7 +106,7 @@ workload: [{type: incast, receiver: 0, senders: 16, size: 2MB}]
   auto [sw, port] = net.attachment(0);
   auto delivered = [&] {
     int64_t d = 0;
-    for (const auto& f : net.flows().all()) {
+    for (const auto& f : net.flows()) {
       d += f.delivered;
     }
     return d;
@@ -127,7 +127,7 @@ workload: [{type: incast, receiver: 0, senders: 16, size: 2MB}]
   const double goodput = static_cast<double>(delivered() - d0) * 8 / 800e-6;
   const double eff = 1000.0 / (1000 + 62 + 20 + (cc == "hpcc" ? kIntHeaderBytes : 0));
   s->run();
-  return {qsum / n / 1000, goodput / (100e9 * eff), net.flows().remaining() == 0};
+  return {qsum / n / 1000, goodput / (100e9 * eff), test::unfinished(net) == 0};
 }
 }  // namespace
 

@@ -50,7 +50,7 @@ TEST(Transport, ADroppedPacketIsRecoveredByGoBackN) {
   auto s = test::make_sim(kPair);
   Network& net = s->net();
   const uint32_t id = net.add_flow(test::write_flow(0, 3, Bytes(1'000'000), Time(), 3));
-  net.nic(0).inject_drop(id, 100);
+  net.nic(0).inject_drop(net.flow_path(id).send_qpn, 100);
   s->run();
   const FlowRecord& f = net.flows()[id];
   ASSERT_TRUE(f.done);
@@ -67,7 +67,7 @@ TEST(Transport, ALostLastPacketIsRecoveredByTheTimeout) {
   auto s = test::make_sim(kPair, {"nic.retransmit_timeout=1ms"});
   Network& net = s->net();
   const uint32_t id = net.add_flow(test::write_flow(0, 3, Bytes(100'000), Time(), 3));
-  net.nic(0).inject_drop(id, 97);  // 100000 B / 1024 B = 98 packets: PSN 97 is the last
+  net.nic(0).inject_drop(net.flow_path(id).send_qpn, 97);  // 100000 B / 1024 B = 98 packets: PSN 97 is the last
   s->run();
   const FlowRecord& f = net.flows()[id];
   ASSERT_TRUE(f.done);
@@ -82,18 +82,18 @@ TEST(Transport, IncastScenarioRunsAsWrittenWithNoLosslessDrop) {
   Simulation s(load_scenario(std::string(ROCESIM_SOURCE_DIR) + "/scenarios/incast.yaml", {}));
   s.run();
   Network& net = s.net();
-  EXPECT_EQ(net.flows().all().size(), 15u);
-  EXPECT_EQ(net.flows().remaining(), 0);
+  EXPECT_EQ(net.flows().size(), 15u);
+  EXPECT_EQ(test::unfinished(net), 0);
   // 15 MB of payload (15.3 MB on the wire) cross the receiver's 100 Gb/s link; the last flow ends within 5 % of
   // that drain time (1.225 ms) plus a few microseconds of path latency.
   Time last;
-  for (const auto& f : net.flows().all()) {
+  for (const auto& f : net.flows()) {
     last = std::max(last, f.end);
   }
   EXPECT_LT(last, Time::us(1225 * 105 / 100 + 10));
   EXPECT_EQ(test::sum_ports(net, [](const PortPrioCounters& k) { return k.drops[0] + k.drops[1] + k.drops[2]; }), 0);
   int64_t cnps = 0;
-  for (const auto& f : net.flows().all()) {
+  for (const auto& f : net.flows()) {
     cnps += f.cnps;
   }
   EXPECT_GT(cnps, 0);
@@ -107,9 +107,9 @@ TEST(Simulation, TwoSimulationsRunInOneProcessWithoutSharingState) {
   a->sim().run(Time::us(10));
   b->run();
   a->run();
-  ASSERT_EQ(a->net().flows().all().size(), b->net().flows().all().size());
-  for (size_t i = 0; i < a->net().flows().all().size(); ++i) {
-    EXPECT_EQ(a->net().flows().all()[i].end, b->net().flows().all()[i].end);
+  ASSERT_EQ(a->net().flows().size(), b->net().flows().size());
+  for (size_t i = 0; i < a->net().flows().size(); ++i) {
+    EXPECT_EQ(a->net().flows()[i].end, b->net().flows()[i].end);
   }
 }
 

@@ -52,7 +52,7 @@ TEST(Verbs, ALostReadResponseIsRequestedAgain) {
   auto s = test::make_sim(kPair);
   Network& net = s->net();
   const uint32_t id = net.add_flow(flow(0, 3, 1'000'000, RdmaOp::kRead));
-  net.nic(3).inject_drop(id, 200);
+  net.nic(3).inject_drop(net.flow_path(id).send_qpn, 200);
   s->run();
   const FlowRecord& f = net.flows()[id];
   ASSERT_TRUE(f.done);
@@ -66,7 +66,7 @@ TEST(Verbs, ALostLastReadResponseIsRecoveredByTheRequestersTimeout) {
   auto s = test::make_sim(kPair, {"nic.retransmit_timeout=200us"});
   Network& net = s->net();
   const uint32_t id = net.add_flow(flow(0, 3, 100'000, RdmaOp::kRead));
-  net.nic(3).inject_drop(id, 97);  // the last of 98 responses
+  net.nic(3).inject_drop(net.flow_path(id).send_qpn, 97);  // the last of 98 responses
   s->run();
   const FlowRecord& f = net.flows()[id];
   ASSERT_TRUE(f.done);

@@ -57,7 +57,7 @@ void pause_priority3_at_start(Simulation& s, Node* node, uint16_t port) {
 TEST(Pfc, LosslessIncastPausesSendersDropsNothingAndKeepsTheReceiverLinkBusy) {
   auto s = run_sim(kIncast);
   Network& net = s->net();
-  EXPECT_EQ(net.flows().remaining(), 0);
+  EXPECT_EQ(test::unfinished(net), 0);
   EXPECT_EQ(sum_ports(net, [](const PortPrioCounters& k) { return k.drops[0] + k.drops[1] + k.drops[2]; }), 0);
   EXPECT_GT(sum_ports(net, [](const PortPrioCounters& k) { return k.xoff_sent; }), 0);
   // The receiver's link carries 7 x 2 MB of payload back to back: the last flow ends after
@@ -68,7 +68,7 @@ TEST(Pfc, LosslessIncastPausesSendersDropsNothingAndKeepsTheReceiverLinkBusy) {
   const int64_t wire_per_msg = (pkts - 1) * (4096 + 82) + (last_payload + 82) + 16;
   const Time busy = Rate::gbps(100).tx_time(Bytes(7 * wire_per_msg));
   Time last;
-  for (const auto& f : net.flows().all()) {
+  for (const auto& f : net.flows()) {
     last = std::max(last, f.end);
   }
   // Lower bound: the link cannot go faster. Upper: within 1 % plus a few microseconds of path latency.
@@ -82,7 +82,7 @@ TEST(Links, TheEventWheelReachesTwiceTheLongestLinkAndFrameAndLongLinksStillDeli
   // 1.024 ns, rounded up to 65,536 buckets (67.1 us).
   auto s = run_sim(kIncast, {"topology.host_link={rate: 100Gbps, delay: 20us}"});
   EXPECT_EQ(s->sim().horizon(), Time::ps(int64_t{65536} << 10));
-  EXPECT_EQ(s->net().flows().remaining(), 0);
+  EXPECT_EQ(test::unfinished(s->net()), 0);
   expect_conserved(s->net());
   // 1 us links: 2 x 1.33552 us = 2,609 buckets, rounded up to 4,096.
   EXPECT_EQ(make_sim(kIncast)->sim().horizon(), Time::ps(int64_t{4096} << 10));

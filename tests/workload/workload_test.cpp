@@ -113,7 +113,7 @@ nic: {cc: none}
 workload: [{type: all-to-all, size: 100KB, window: 1}]
 )");
   s->run();
-  const auto& flows = s->net().flows().all();
+  const auto& flows = s->net().flows();
   ASSERT_EQ(flows.size(), 30u);
   std::map<std::pair<uint32_t, uint32_t>, int> pairs;
   std::map<uint32_t, std::vector<const FlowRecord*>> by_src;
@@ -168,7 +168,7 @@ nic: {cc: dcqcn, mtu: 1024}
     }
   }
   s->run();
-  for (const auto& f : s->net().flows().all()) {
+  for (const auto& f : s->net().flows()) {
     ASSERT_TRUE(f.done);
     EXPECT_NEAR(slowdown(f.end - f.spec.start, f.ideal_fct), 1.0, 0.005) << f.spec.size.count() << " B";
   }
@@ -181,7 +181,7 @@ TEST(Analysis, SlowdownBucketsSplitBySize) {
     f.src = 1;
     f.dst = 0;
     f.size = Bytes(size);
-    f.start = Time::ms(1) * static_cast<int64_t>(s->net().flows().all().size());
+    f.start = Time::ms(1) * static_cast<int64_t>(s->net().flows().size());
     s->net().add_flow(f);
   }
   s->run();

@@ -73,7 +73,7 @@ void HpccOutputs::handle_event(uint32_t, uint64_t) {
   }
   qlen_last_ = sim_.now();
   const Time next = sim_.now() + p_.qlen_interval;
-  if (next <= p_.qlen_end && net_.flows().remaining() > 0) {
+  if (next <= p_.qlen_end && sim_.held() > 0) {
     sim_.at(next, this, 0);
   }
 }
@@ -109,7 +109,7 @@ Time HpccOutputs::standalone_fct(const FlowRecord& f) const {
 
 std::string HpccOutputs::fct_txt() const {
   std::vector<const FlowRecord*> done;
-  for (const auto& f : net_.flows().all()) {
+  for (const auto& f : net_.flows()) {
     if (f.done) {
       done.push_back(&f);
     }

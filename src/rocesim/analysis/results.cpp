@@ -38,7 +38,7 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.sim().events()) / info.wall_time_s : 0.0;
   int64_t completed = 0, retx = 0, timeouts = 0, naks = 0, rnr = 0;
   std::vector<double> sd, fct;
-  for (const auto& f : net.flows().all()) {
+  for (const auto& f : net.flows()) {
     retx += f.retransmits;
     timeouts += f.timeouts;
     naks += f.naks;
@@ -49,7 +49,7 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
       fct.push_back(static_cast<double>((f.end - f.spec.start).ps()) / 1000.0);
     }
   }
-  const int64_t total = static_cast<int64_t>(net.flows().all().size());
+  const int64_t total = static_cast<int64_t>(net.flows().size());
   j["flows"] = {{"total", total}, {"completed", completed}, {"unfinished", total - completed}};
   j["fct_slowdown"] = {{"p50", number_or_null(percentile(sd, 0.5))},
                        {"p95", number_or_null(percentile(sd, 0.95))},
@@ -125,19 +125,20 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["fct_slowdown_by_size"] = buckets;
   nlohmann::json per_workload = nlohmann::json::array();
   {
-    size_t at = 0;
-    const auto& all = net.flows().all();
-    for (size_t w = 0; w < s.workload_flow_counts().size(); ++w) {
-      const size_t n = s.workload_flow_counts()[w];
-      size_t done = 0;
-      for (size_t i = at; i < at + n; ++i) {
-        done += all[i].done;
+    // Per workload, by the workload each message came from (applications post messages during the run too).
+    const size_t nw = s.workload_flow_counts().size();
+    std::vector<size_t> created(nw, 0), done(nw, 0);
+    for (const auto& f : net.flows()) {
+      if (f.spec.workload < nw) {
+        ++created[f.spec.workload];
+        done[f.spec.workload] += f.done;
       }
+    }
+    for (size_t w = 0; w < nw; ++w) {
       per_workload.push_back({{"type", s.resolved()["workload"][w]["type"]},
-                              {"created", n},
-                              {"finished", done},
-                              {"unfinished", n - done}});
-      at += n;
+                              {"created", created[w]},
+                              {"finished", done[w]},
+                              {"unfinished", created[w] - done[w]}});
     }
   }
   j["workloads"] = per_workload;
@@ -148,7 +149,7 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
 std::string flows_csv(const Network& net) {
   std::string out =
       "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps,operation\n";
-  for (const auto& f : net.flows().all()) {
+  for (const auto& f : net.flows()) {
     const auto ns = [](Time t) { return fmt::format("{:.3f}", static_cast<double>(t.ps()) / 1000.0); };
     if (f.done) {
       const Time fct = f.end - f.spec.start;
@@ -200,7 +201,7 @@ std::vector<SizeBucket> slowdown_by_size(const Network& net, const std::vector<i
   }
   out.push_back({lo, -1});
   std::vector<std::vector<double>> sd(out.size());
-  for (const auto& f : net.flows().all()) {
+  for (const auto& f : net.flows()) {
     if (!f.done) {
       continue;
     }

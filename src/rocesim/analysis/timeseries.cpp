@@ -11,10 +11,10 @@ TimeSeries::TimeSeries(const TimeSeriesParams& p, Simulator& sim, Network& net, 
   ports_ = net.parse_ports(p.ports, file, "output.timeseries.ports", &port_names_);
   last_tx_.assign(ports_.size(), 0);
   for (int64_t f : p.flows) {
-    if (f < 0 || static_cast<size_t>(f) >= net.flows().all().size()) {
+    if (f < 0 || static_cast<size_t>(f) >= net.setup_flows()) {
       throw InputError(
           file, 0, "output.timeseries.flows",
-          "flow " + std::to_string(f) + " does not exist (" + std::to_string(net.flows().all().size()) + " flows)");
+          "flow " + std::to_string(f) + " does not exist (" + std::to_string(net.setup_flows()) + " flows)");
     }
     flows_.push_back(static_cast<uint32_t>(f));
   }
@@ -26,7 +26,7 @@ TimeSeries::TimeSeries(const TimeSeriesParams& p, Simulator& sim, Network& net, 
 void TimeSeries::handle_event(uint32_t, uint64_t) {
   sample();
   const Time next = sim_.now() + p_.interval;
-  if (next <= p_.stop && net_.flows().remaining() > 0) {
+  if (next <= p_.stop && sim_.held() > 0) {
     sim_.at(next, this, 0);
   }
 }
@@ -53,11 +53,9 @@ void TimeSeries::sample() {
     last_tx_[i] = tx;
   }
   for (uint32_t f : flows_) {
-    const FlowRecord& r = net_.flows()[f];
-    const bool read = r.spec.op == RdmaOp::kRead;
-    const Nic& sender = net_.nic(read ? r.spec.dst : r.spec.src);
-    csv_ += fmt::format("{},flow{},rate_gbps,{:.3f}\n", t, f, sender.qp_rate(r.send_qpn).gbps_f());
-    csv_ += fmt::format("{},flow{},delivered_bytes,{}\n", t, f, r.delivered);
+    const Network::FlowPath at = net_.flow_path(f);
+    csv_ += fmt::format("{},flow{},rate_gbps,{:.3f}\n", t, f, net_.nic(at.sender).qp_rate(at.send_qpn).gbps_f());
+    csv_ += fmt::format("{},flow{},delivered_bytes,{}\n", t, f, net_.nic(at.receiver).delivered(at.recv_qpn));
   }
 }
 

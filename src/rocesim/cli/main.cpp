@@ -156,7 +156,7 @@ int cmd_import_hpcc(const std::string& config, const std::string& out) {
   }
   std::filesystem::rename(tmp, out);
   fmt::print("{}: written ({} hosts, {} switches, {} flows)\n", out, check.net().num_hosts(),
-             check.net().switches().size(), check.net().flows().all().size());
+             check.net().switches().size(), check.net().flows().size());
   return 0;
 }
 
@@ -165,7 +165,7 @@ int cmd_flows(const std::string& path, const std::string& out, const std::string
               const std::vector<std::string>& sets) {
   Simulation s(load(path, sets, std::nullopt));
   std::string text;
-  const auto& flows = s.net().flows().all();
+  const auto& flows = s.net().flows();
   if (format == "hpcc") {
     text = std::to_string(flows.size()) + "\n";
     const auto& g = s.net().graph();
@@ -197,7 +197,7 @@ int cmd_flows(const std::string& path, const std::string& out, const std::string
 int cmd_validate(const std::string& path, const std::vector<std::string>& sets) {
   Simulation s(load(path, sets, std::nullopt));
   fmt::print("{}: valid ({} hosts, {} switches, {} flows)\n", path, s.net().num_hosts(), s.net().switches().size(),
-             s.net().flows().all().size());
+             s.net().flows().size());
   return 0;
 }
 

@@ -27,7 +27,6 @@ class Simulator {
   Time now() const { return now_; }
   uint64_t seed() const { return seed_; }
   uint64_t events() const { return events_; }
-  size_t pending() const { return queue_.size(); }
 
   // Before the run: keep events up to `span` ahead on the event wheel (see CalendarQueue::ensure_horizon).
   void ensure_horizon(Time span) { queue_.ensure_horizon(span); }
@@ -47,12 +46,24 @@ class Simulator {
   // Ends the run after the current event (e.g. when every flow has finished).
   void request_stop() { stop_requested_ = true; }
 
+  // Work that keeps the run going: each message not yet complete and each application not yet finished holds
+  // the run once; when the last hold is released, the run ends after the current event. (The one count all
+  // nodes share: a parallel engine would keep one per partition and end when all reach zero.)
+  void hold() { ++held_; }
+  void release() {
+    if (--held_ == 0) {
+      request_stop();
+    }
+  }
+  int64_t held() const { return held_; }
+
  private:
   CalendarQueue queue_;
   Time now_;
   uint64_t events_ = 0;
   uint64_t seed_;
   bool stop_requested_ = false;
+  int64_t held_ = 0;
 };
 
 }  // namespace rocesim

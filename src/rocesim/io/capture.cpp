@@ -112,8 +112,8 @@ void Capture::record(Time ts, const Packet& p, uint32_t node) {
   frame::Context ctx;
   ctx.node = node;
   ctx.port = p.in_port;
-  if (p.kind != PacketKind::kPfc) {
-    ctx.dma_length = static_cast<uint32_t>(net_.flows()[p.flow].spec.size.count());
+  if (wire::has_reth(p.opcode)) {
+    ctx.dma_length = p.dma_length();
   }
   CapturedFrame f;
   f.ts = ts;

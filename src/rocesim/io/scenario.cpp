@@ -198,7 +198,7 @@ void Simulation::build() {
       const std::string path = "workload." + std::to_string(i);
       Rng rng = sim_.rng(path);
       WorkloadFlows w = generate_workload(sc_.workload_node[i], ctx, path, wc, rng);
-      const auto base = static_cast<int64_t>(net_->flows().all().size());
+      const auto base = static_cast<int64_t>(net_->setup_flows());
       for (FlowSpec& f : w.flows) {
         if (f.after >= 0) {
           f.after += base;  // an index into this workload's flows becomes a flow id
@@ -235,7 +235,7 @@ void Simulation::build() {
 
 double Simulation::run(const std::function<void(const RunProgress&)>& progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (net_->flows().remaining() > 0) {
+  if (sim_.held() > 0) {
     sim_.run(sc_.top.stop, progress);
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -32,11 +32,9 @@ uint16_t ip_checksum(const uint8_t* h) {
   return static_cast<uint16_t>(~sum);
 }
 
-bool has_reth(uint8_t op) { return op == wire::kWriteFirst || op == wire::kWriteOnly || op == wire::kReadRequest; }
-bool has_aeth(uint8_t op) {
-  return op == wire::kAcknowledge || op == wire::kReadRespFirst || op == wire::kReadRespLast ||
-         op == wire::kReadRespOnly;
-}
+using wire::has_aeth;
+using wire::has_immdt;
+using wire::has_reth;
 
 }  // namespace
 
@@ -111,8 +109,7 @@ std::vector<uint8_t> build(const Packet& p, const Context& c) {
   b.insert(b.end(), smac.begin(), smac.end());
   put16(b, 0x0800);
   const size_t ip_at = b.size();
-  const int ext = (has_reth(p.opcode) ? wire::kReth : 0) + (has_aeth(p.opcode) ? wire::kAeth : 0) +
-                  (p.opcode == wire::kCnp ? wire::kCnpReserved : 0);
+  const int ext = wire::ext_headers(p.opcode) + (p.opcode == wire::kCnp ? wire::kCnpReserved : 0);
   const int pad = wire::pad_bytes(p.payload);
   // Whatever the frame holds beyond the headers, payload and pad is the INT block (HPCC).
   const int base = wire::kEth + wire::kIpv4 + wire::kUdp + wire::kBth + ext + p.payload + pad + wire::kIcrc;
@@ -151,6 +148,9 @@ std::vector<uint8_t> build(const Packet& p, const Context& c) {
     put32(b, 0x10000000);  // virtual address
     put32(b, p.flow);      // R_Key
     put32(b, c.dma_length);
+  }
+  if (has_immdt(p.opcode)) {
+    put32(b, 0);  // immediate data (its value is not modelled)
   }
   if (has_aeth(p.opcode)) {
     uint8_t syndrome = 0x1F;  // ACK, unlimited credits

@@ -4,12 +4,13 @@
 #include <deque>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace rocesim {
 
 Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic,
                  const CcAlgorithm& cc, const std::string& scenario_file)
-    : sim_(sim), graph_(g), flows_(sim), nic_params_(nic), switch_latency_(sw.latency), rng_(sim.rng("network.flows")) {
+    : sim_(sim), graph_(g), nic_params_(nic), switch_latency_(sw.latency), rng_(sim.rng("network.flows")) {
   // A NIC marks each priority with the smallest DSCP that the switches map to it (trust DSCP end to end).
   const auto dscp_to_prio = parse_dscp_map(sw.dscp_map);
   for (int d = 63; d >= 0; --d) {
@@ -31,12 +32,29 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     }
   }
   for (size_t h = 0; h < g.hosts.size(); ++h) {
-    nics_.push_back(std::make_unique<Nic>(sim, pool_, g.nodes[g.hosts[h]].name, static_cast<uint32_t>(h), nic, cc,
-                                          flows_, prio_to_dscp_));
+    nics_.push_back(
+        std::make_unique<Nic>(sim, pool_, g.nodes[g.hosts[h]].name, static_cast<uint32_t>(h), nic, cc, prio_to_dscp_));
     nics_.back()->set_graph_id(static_cast<uint32_t>(g.hosts[h]));
   }
+  // Servers: as the topology groups the NICs, else one per NIC.
+  for (size_t h = 0; h < g.hosts.size(); ++h) {
+    const bool grouped = g.endpoint_server.size() == g.hosts.size();
+    const auto server = static_cast<uint32_t>(grouped ? g.endpoint_server[h] : static_cast<int>(h));
+    while (hosts_.size() <= server) {
+      const size_t i = hosts_.size();
+      hosts_.push_back(std::make_unique<Host>(
+          sim, grouped && i < g.server_names.size() ? g.server_names[i] : g.nodes[g.hosts[h]].name));
+    }
+    hosts_[server]->add_nic(nics_[h].get(), static_cast<uint32_t>(h));
+    endpoint_server_.push_back(server);
+  }
+  flows_app_.assign(hosts_.size(), UINT32_MAX);
   host_attach_.assign(g.hosts.size(), {nullptr, 0});
   // Wire the ports: each link gives one port at each end; the peer fields are filled once both ends exist.
+  // A NIC's pipelines are latency on its link: the transmit pipeline on the way out, the receive pipeline on the
+  // way in (docs/model.md, "NIC latency").
+  const auto delay_into = [&](int node, Time d) { return node_switch_[node] >= 0 ? d : d + nic.rx_pipeline; };
+  const auto delay_out_of = [&](int node, Time d) { return node_switch_[node] >= 0 ? d : d + nic.tx_pipeline; };
   for (const TopoLink& l : g.links) {
     const int ends[2] = {l.a, l.b};
     uint16_t port[2] = {0, 0};
@@ -62,7 +80,7 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
                            "' are linked directly; hosts attach to switches");
     }
     for (int e = 0; e < 2; ++e) {
-      const LinkEnd end{node[1 - e], port[1 - e], l.rate, l.delay};
+      const LinkEnd end{node[1 - e], port[1 - e], l.rate, delay_into(ends[1 - e], delay_out_of(ends[e], l.delay))};
       if (node_switch_[ends[e]] >= 0) {
         switches_[node_switch_[ends[e]]]->set_link(port[e], end);
       } else {
@@ -82,17 +100,11 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
   // The event wheel should hold every arrival: a link's delay plus the largest frame's serialisation.
   Time reach;
   for (const TopoLink& l : g.links) {
-    reach = std::max(reach, l.delay + l.rate.tx_time(Bytes(wire::on_wire(static_cast<int>(max_frame.count())))));
+    reach = std::max(reach, l.delay + nic.tx_pipeline + nic.rx_pipeline +
+                                l.rate.tx_time(Bytes(wire::on_wire(static_cast<int>(max_frame.count())))));
   }
   sim_.ensure_horizon(reach * 2);
   build_routes(scenario_file);
-  flows_.on_finish([this](uint32_t id) {
-    if (id < dependents_.size()) {
-      for (uint32_t d : dependents_[id]) {
-        nics_[flows_[d].spec.src]->start_now(flows_[d].send_qpn);
-      }
-    }
-  });
 }
 
 // Shortest paths by breadth-first search from each destination host; a switch's next hops towards host h are
@@ -194,21 +206,8 @@ Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport, 
   const auto hops = read ? path(dst, src, sport) : path(src, dst, sport);
   const int64_t mtu = nic_params_.mtu;
   const int64_t n = std::max<int64_t>(1, (size.count() + mtu - 1) / mtu);
-  // Extended headers per packet position: RETH on a WRITE's first packet, AETH on a READ response's first and
-  // last, none on SEND.
-  const auto ext = [&](bool first, bool last) {
-    switch (op) {
-      case RdmaOp::kWrite:
-        return first ? wire::kReth : 0;
-      case RdmaOp::kRead:
-        return (first || last) ? wire::kAeth : 0;
-      case RdmaOp::kSend:
-        break;
-    }
-    return 0;
-  };
   const auto data_wire = [&](int64_t payload, bool first, bool last) {
-    return int64_t{wire::on_wire(wire::roce_frame(static_cast<int>(payload), ext(first, last)) + int_bytes_)};
+    return int64_t{wire::on_wire(wire::data_frame(op, static_cast<int>(payload), first, last) + int_bytes_)};
   };
   const int64_t first_wire = data_wire(std::min(mtu, size.count()), true, n == 1);
   int64_t total_wire = first_wire;
@@ -246,32 +245,116 @@ Time Network::base_rtt(uint32_t src, uint32_t dst, uint16_t sport) const {
                     Bytes(wire::on_wire(wire::roce_frame(static_cast<int>(nic_params_.mtu), 0) + int_bytes_)));
 }
 
-uint32_t Network::add_flow(const FlowSpec& spec) {
-  FlowRecord r;
-  r.spec = spec;
-  r.sport = static_cast<uint16_t>(49152 + rng_.below(16384));  // ephemeral range: the ECMP entropy of the QP
-  // The data moves from the responder to the requester in a READ.
-  const bool read = spec.op == RdmaOp::kRead;
-  const uint32_t from = read ? spec.dst : spec.src, to = read ? spec.src : spec.dst;
-  r.ideal_fct = ideal_fct(spec.src, spec.dst, spec.size, r.sport, spec.op);
-  r.base_rtt = base_rtt(from, to, r.sport);
-  const uint32_t id = flows_.add(r);
-  const uint32_t rq = nics_[to]->add_recv_qp(id, read);
-  const uint32_t sq = nics_[from]->add_send_qp(id, rq, read);
-  nics_[to]->set_recv_peer(rq, sq);
-  flows_[id].send_qpn = sq;
-  if (spec.after >= 0) {
-    // Only WRITE/SEND chains from one sender: the sender's NIC itself sees the first flow end.
-    if (static_cast<uint32_t>(spec.after) >= id || flows_[static_cast<uint32_t>(spec.after)].spec.src != spec.src ||
-        read) {
-      throw std::invalid_argument("a flow can only wait for an earlier WRITE or SEND flow of the same sender");
-    }
-    if (dependents_.size() <= static_cast<size_t>(spec.after)) {
-      dependents_.resize(static_cast<size_t>(spec.after) + 1);
-    }
-    dependents_[static_cast<size_t>(spec.after)].push_back(id);
+std::pair<uint32_t, uint32_t> Network::connect(uint32_t a, uint32_t app_a, uint32_t b, uint32_t app_b,
+                                               const ConnectOptions& o) {
+  const auto sport = static_cast<uint16_t>(49152 + rng_.below(16384));  // ephemeral range: the QP's ECMP entropy
+  Host& ha = server_of(a);
+  Host& hb = server_of(b);
+  Host::QpEnd ea, eb;
+  ea.app = app_a;
+  eb.app = app_b;
+  for (size_t k = 0; k < ha.num_nics(); ++k) {
+    ea.nic = ha.endpoint(k) == a ? static_cast<uint32_t>(k) : ea.nic;
   }
+  for (size_t k = 0; k < hb.num_nics(); ++k) {
+    eb.nic = hb.endpoint(k) == b ? static_cast<uint32_t>(k) : eb.nic;
+  }
+  const auto ha_handle = static_cast<uint32_t>(ha.num_qps());
+  const auto hb_handle = static_cast<uint32_t>(hb.num_qps()) + (&ha == &hb ? 1 : 0);
+  // One direction of data: the receiver's half first, then the sender's, which learns the receiver's number.
+  const auto direction = [&](uint32_t from, uint32_t from_app, uint32_t from_handle, uint32_t to, uint32_t to_app,
+                             uint32_t to_handle, bool read) {
+    const auto conn = static_cast<uint32_t>(conns_.size());
+    // A READ's data comes from the responder (`from`) to the requester (`to`), who holds the read half.
+    RecvQpInit ri{from, o.priority, sport, read, o.notify_landed, to_app, to_handle, conn};
+    const uint32_t rq = nics_[to]->add_recv_qp(ri);
+    SendQpInit si{to, rq, o.priority, sport, base_rtt(from, to, sport), read, from_app, from_handle, conn};
+    const uint32_t sq = nics_[from]->add_send_qp(si);
+    nics_[to]->set_recv_peer(rq, sq);
+    conns_.push_back(FlowPath{from, sq, to, rq});
+    return std::make_pair(sq, rq);
+  };
+  if (o.a_sends) {
+    const auto [sq, rq] = direction(a, app_a, ha_handle, b, app_b, hb_handle, false);
+    ea.send = sq;
+    eb.recv = rq;
+  }
+  if (o.b_sends) {
+    const auto [sq, rq] = direction(b, app_b, hb_handle, a, app_a, ha_handle, false);
+    eb.send = sq;
+    ea.recv = rq;
+  }
+  if (o.a_reads) {
+    ea.read = direction(b, app_b, hb_handle, a, app_a, ha_handle, true).second;
+  }
+  if (o.b_reads) {
+    eb.read = direction(a, app_a, ha_handle, b, app_b, hb_handle, true).second;
+  }
+  const uint32_t qa = ha.add_qp(ea);
+  const uint32_t qb = hb.add_qp(eb);
+  return {qa, qb};
+}
+
+uint32_t Network::add_flow(const FlowSpec& spec) {
+  const auto id = static_cast<uint32_t>(flow_conn_.size());
+  if (spec.after >= 0 && (static_cast<uint32_t>(spec.after) >= id || spec.op == RdmaOp::kRead ||
+                          conns_[flow_conn_[static_cast<size_t>(spec.after)]].sender != spec.src)) {
+    // Only WRITE/SEND chains from one sender: the sender's NIC itself sees the first flow end.
+    throw std::invalid_argument("a flow can only wait for an earlier WRITE or SEND flow of the same sender");
+  }
+  const auto app_of = [&](uint32_t endpoint) {
+    const uint32_t server = endpoint_server_[endpoint];
+    if (flows_app_[server] == UINT32_MAX) {
+      flows_app_[server] = hosts_[server]->add_app(std::make_unique<FlowsApp>());
+    }
+    return flows_app_[server];
+  };
+  ConnectOptions o;
+  o.priority = spec.priority;
+  o.a_sends = spec.op != RdmaOp::kRead;
+  o.a_reads = spec.op == RdmaOp::kRead;
+  const uint32_t app_src = app_of(spec.src), app_dst = app_of(spec.dst);
+  const auto [qa, qb] = connect(spec.src, app_src, spec.dst, app_dst, o);
+  flow_conn_.push_back(static_cast<uint32_t>(conns_.size() - 1));
+  Host& src = server_of(spec.src);
+  if (spec.op == RdmaOp::kSend) {
+    server_of(spec.dst).post_recv(qb, 1, spec.recv_posted);
+  }
+  static_cast<FlowsApp&>(src.app(app_src)).add(src, qa, spec, id);
   return id;
+}
+
+const std::vector<FlowRecord>& Network::flows() const {
+  gathered_.clear();
+  std::vector<std::pair<std::tuple<Time, uint32_t, size_t>, size_t>> unnumbered;
+  std::vector<bool> responder_counted(conns_.size(), false);
+  for (const auto& nic : nics_) {
+    const auto& recs = nic->records();
+    for (size_t i = 0; i < recs.size(); ++i) {
+      FlowRecord r = recs[i];
+      const FlowPath& c = conns_[r.conn];
+      r.delivered = std::clamp<int64_t>(nics_[c.receiver]->delivered(c.recv_qpn) - r.offset, 0, r.spec.size.count());
+      if (r.spec.op == RdmaOp::kRead && !responder_counted[r.conn]) {  // a responder's counters, once per QP
+        responder_counted[r.conn] = true;
+        const auto [retx, cnps] = nics_[c.sender]->responder_counters(c.send_qpn);
+        r.retransmits += retx;
+        r.cnps += cnps;
+      }
+      r.ideal_fct = ideal_fct(r.spec.src, r.spec.dst, r.spec.size, r.sport, r.spec.op);
+      r.base_rtt = base_rtt(c.sender, c.receiver, r.sport);
+      if (r.id == Nic::kUnnumbered) {
+        unnumbered.push_back({{r.posted, r.spec.src, i}, gathered_.size()});
+      }
+      gathered_.push_back(r);
+    }
+  }
+  std::sort(unnumbered.begin(), unnumbered.end());
+  auto next = static_cast<uint32_t>(flow_conn_.size());
+  for (const auto& u : unnumbered) {
+    gathered_[u.second].id = next++;
+  }
+  std::sort(gathered_.begin(), gathered_.end(), [](const FlowRecord& x, const FlowRecord& y) { return x.id < y.id; });
+  return gathered_;
 }
 
 std::vector<std::pair<Switch*, uint16_t>> Network::parse_ports(const std::string& list, const std::string& file,

@@ -1,11 +1,13 @@
-// The simulated cluster: switches and NICs built from a topology graph, wired port to port, with routing
-// tables, and the flow table that workloads fill.
+// The simulated cluster: switches, NICs and the servers (hosts) holding them, built from a topology graph, wired
+// port to port, with routing tables; connections between applications; and, after a run, the flow records.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "rocesim/app/flows_app.hpp"
+#include "rocesim/app/host.hpp"
 #include "rocesim/cc/cc.hpp"
 #include "rocesim/nic/nic.hpp"
 #include "rocesim/switch/switch.hpp"
@@ -18,16 +20,47 @@ class Network {
   Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic, const CcAlgorithm& cc,
           const std::string& scenario_file);
 
-  // Registers a flow: sets up both queue pairs, picks its UDP source port and computes its ideal FCT.
+  // Which directions of data a connection carries: A is the end that calls connect, B its peer.
+  struct ConnectOptions {
+    int priority = 3;
+    bool a_sends = true;         // WRITE and SEND from A to B
+    bool b_sends = false;        // WRITE and SEND from B to A
+    bool a_reads = false;        // READ by A (data from B to A)
+    bool b_reads = false;        // READ by B
+    bool notify_landed = false;  // both ends hear of plain WRITEs landing (WcKind::kLanded)
+  };
+  // Connects a reliable-connected queue pair before the run between application `app_a` on the server of NIC
+  // endpoint `a` and `app_b` on the server of endpoint `b`; picks its UDP source port (the ECMP entropy of the
+  // QP, from the network's random stream in call order). Returns the handles at A's and B's hosts.
+  std::pair<uint32_t, uint32_t> connect(uint32_t a, uint32_t app_a, uint32_t b, uint32_t app_b,
+                                        const ConnectOptions& o);
+
+  // A flow of an FCT workload: a queue pair of its own from src to dst (its ends owned by the servers' flows
+  // applications) and the one message on it. Its flow id is the number of flows added before it.
   uint32_t add_flow(const FlowSpec& spec);
+
+  // Servers, and the server and NIC index of each endpoint.
+  size_t num_servers() const { return hosts_.size(); }
+  Host& server(size_t i) { return *hosts_[i]; }
+  Host& server_of(uint32_t endpoint) { return *hosts_[endpoint_server_[endpoint]]; }
+  uint32_t server_index(uint32_t endpoint) const { return endpoint_server_[endpoint]; }
 
   size_t num_hosts() const { return nics_.size(); }
   int64_t mtu() const { return nic_params_.mtu; }
   Nic& nic(uint32_t host) { return *nics_[host]; }
   const std::vector<std::unique_ptr<Switch>>& switches() const { return switches_; }
   const std::vector<std::unique_ptr<Nic>>& nics() const { return nics_; }
-  FlowTable& flows() { return flows_; }
-  const FlowTable& flows() const { return flows_; }
+  // Every message's record, gathered from the requesters' NICs, in flow-id order. Messages numbered at setup
+  // (add_flow) keep their ids; the others are numbered after them in the order they were posted (time, then
+  // endpoint, then posting order at that endpoint). Counters kept at the far end (bytes the data receiver took,
+  // a READ responder's retransmissions and CNPs) are read from there. Rebuilt on every call: for outputs.
+  const std::vector<FlowRecord>& flows() const;
+  // The send and receive halves that carry a flow numbered at setup (for time series and tests).
+  struct FlowPath {
+    uint32_t sender = 0, send_qpn = 0, receiver = 0, recv_qpn = 0;
+  };
+  FlowPath flow_path(uint32_t id) const { return conns_[flow_conn_[id]]; }
+  size_t setup_flows() const { return flow_conn_.size(); }
   PacketPool& pool() { return pool_; }
   // Whether some DSCP of the switches' map selects this priority (a flow on it needs one).
   bool priority_usable(int prio) const { return prio_has_dscp_[prio]; }
@@ -64,7 +97,6 @@ class Network {
   Simulator& sim_;
   TopologyGraph graph_;
   PacketPool pool_;
-  FlowTable flows_;
   NicParams nic_params_;
   Time switch_latency_;
   int int_bytes_ = 0;  // INT header bytes on data packets and ACKs (0 unless the CC uses telemetry)
@@ -74,7 +106,12 @@ class Network {
   std::vector<int> node_switch_;  // graph node -> switch index, or -1 for hosts
   std::vector<std::pair<Switch*, uint16_t>> host_attach_;
   std::array<uint8_t, 8> prio_to_dscp_{};
-  std::vector<std::vector<uint32_t>> dependents_;  // per flow: flows that start when it finishes
+  std::vector<std::unique_ptr<Host>> hosts_;
+  std::vector<uint32_t> endpoint_server_;
+  std::vector<uint32_t> flows_app_;  // per server: the app id of its FlowsApp, or UINT32_MAX before the first flow
+  std::vector<FlowPath> conns_;      // per direction of each connection: where its data goes
+  std::vector<uint32_t> flow_conn_;  // flow id (setup) -> its connection direction
+  mutable std::vector<FlowRecord> gathered_;
   std::array<bool, 8> prio_has_dscp_{};
   size_t route_tables_ = 0;
 };

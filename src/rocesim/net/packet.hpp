@@ -19,8 +19,8 @@ namespace rocesim {
 
 enum class PacketKind : uint8_t { kData, kAck, kNak, kCnp, kPfc, kReadRequest };
 
-// One hop of in-band network telemetry (HPCC, ground-truth.md 3.2): what the egress port looked like when the
-// packet left it.
+// One hop of in-band network telemetry (HPCC, Li et al., SIGCOMM 2019, section 4): what the egress port looked
+// like when the packet left it.
 struct IntHop {
   uint64_t tx_bytes = 0;   // bytes the port had sent, all priorities
   Time ts;                 // when the packet left
@@ -79,6 +79,13 @@ struct alignas(64) Packet {
   static constexpr uint8_t kFlagRnr = 8;     // NAK: receiver not ready (AETH syndrome 0x20), not a sequence error
 
   int wire_bytes() const { return wire::on_wire(frame); }
+  // The RETH DMA length (the message's bytes) of a WRITE's first packet or a READ request, kept in the fields
+  // that only ACKs use.
+  uint32_t dma_length() const { return uint32_t{ack_pkts} << 16 | ack_ce; }
+  void set_dma_length(uint32_t len) {
+    ack_pkts = static_cast<uint16_t>(len >> 16);
+    ack_ce = static_cast<uint16_t>(len & 0xFFFF);
+  }
   int int_hops() const { return ext ? ext->int_hops : 0; }
   const IntHop* telemetry() const { return ext ? ext->telemetry : nullptr; }
 };

@@ -1,5 +1,6 @@
-// Header sizes of RoCEv2 over Ethernet/IPv4, as they appear on the wire.
-// Source: ../shared/reference/ground-truth.md section 6 (Linux include/rdma/ib_pack.h; IBTA RoCEv2 annex A17).
+// Header sizes of RoCEv2 over Ethernet/IPv4, as they appear on the wire, and the BTH opcode and extended
+// headers of each packet of a message. Sources: IBTA Architecture Specification vol 1 (9.2-9.4, table 38) and
+// its RoCEv2 annex A17; Linux include/rdma/ib_pack.h.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@ inline constexpr int kUdp = 8;
 inline constexpr int kBth = 12;
 inline constexpr int kReth = 16;  // on RDMA WRITE first/only and READ request
 inline constexpr int kAeth = 4;   // on ACK/NAK and READ responses
+inline constexpr int kImmDt = 4;  // immediate data: on the last (or only) packet of RDMA WRITE with immediate
 inline constexpr int kIcrc = 4;
 inline constexpr int kCnpReserved = 16;  // CNP payload: 16 reserved bytes (scapy cnp())
 inline constexpr int kMinFrame = 64;     // Ethernet minimum frame, FCS included
@@ -27,14 +29,14 @@ constexpr int roce_frame(int payload, int ext) {
   const int f = kEth + kIpv4 + kUdp + kBth + ext + payload + pad_bytes(payload) + kIcrc + kFcs;
   return f < kMinFrame ? kMinFrame : f;
 }
-// An IEEE 802.1Qbb PFC frame is a minimum-size MAC control frame (ground-truth.md 5.1).
+// An IEEE 802.1Qbb PFC frame is a minimum-size MAC control frame (IEEE 802.1Qbb clause 36; 802.3 annex 31D).
 inline constexpr int kPfcFrame = 64;
 inline constexpr int kAckFrame = roce_frame(0, kAeth);         // 66 B
 inline constexpr int kCnpFrame = roce_frame(kCnpReserved, 0);  // 78 B
 // Bytes the link spends on a frame: the frame plus preamble, SFD and inter-frame gap.
 constexpr int on_wire(int frame) { return frame + kPreambleIfg; }
 
-// BTH opcodes (ground-truth.md 6; IBTA vol 1 table 38).
+// BTH opcodes of the RC transport (IBTA vol 1 table 38); CNP is RoCEv2 annex A17.9.3.
 enum Opcode : uint8_t {
   kSendFirst = 0x00,
   kSendMiddle = 0x01,
@@ -43,7 +45,9 @@ enum Opcode : uint8_t {
   kWriteFirst = 0x06,
   kWriteMiddle = 0x07,
   kWriteLast = 0x08,
+  kWriteLastImm = 0x09,
   kWriteOnly = 0x0A,
+  kWriteOnlyImm = 0x0B,
   kReadRequest = 0x0C,
   kReadRespFirst = 0x0D,
   kReadRespMiddle = 0x0E,
@@ -53,9 +57,47 @@ enum Opcode : uint8_t {
   kCnp = 0x81,
 };
 
-// DSCP code points of the RoCE convention (ground-truth.md 2.2): data DSCP 26, CNP DSCP 48.
+// DSCP code points of the RoCE convention (NVIDIA "RoCE configuration for ConnectX" defaults): data DSCP 26,
+// CNP DSCP 48.
 inline constexpr uint8_t kDscpRoce = 26;
 inline constexpr uint8_t kDscpCnp = 48;
+
+// The verbs a message can use (IBTA vol 1, 9.4): RDMA WRITE (optionally with immediate, which also completes
+// at the responder) and SEND move data from requester to responder; RDMA READ moves data from the responder
+// to the requester.
+enum class Verb : uint8_t { kWrite, kSend, kRead, kWriteImm };
+
+// The BTH opcode of a data packet of a `verb` message at position first/last (both: the only packet). For READ
+// these are the responses.
+constexpr uint8_t data_opcode(Verb v, bool first, bool last) {
+  switch (v) {
+    case Verb::kWrite:
+      return first && last ? kWriteOnly : first ? kWriteFirst : last ? kWriteLast : kWriteMiddle;
+    case Verb::kWriteImm:
+      return first && last ? kWriteOnlyImm : first ? kWriteFirst : last ? kWriteLastImm : kWriteMiddle;
+    case Verb::kSend:
+      return first && last ? kSendOnly : first ? kSendFirst : last ? kSendLast : kSendMiddle;
+    case Verb::kRead:
+      return first && last ? kReadRespOnly : first ? kReadRespFirst : last ? kReadRespLast : kReadRespMiddle;
+  }
+  return kWriteOnly;
+}
+// Extended transport header bytes an opcode carries: RETH on WRITE first/only and READ request, ImmDt on the
+// immediate forms, AETH on ACK/NAK and READ response first/last/only, none on SEND.
+constexpr bool has_reth(uint8_t op) {
+  return op == kWriteFirst || op == kWriteOnly || op == kWriteOnlyImm || op == kReadRequest;
+}
+constexpr bool has_immdt(uint8_t op) { return op == kWriteLastImm || op == kWriteOnlyImm; }
+constexpr bool has_aeth(uint8_t op) {
+  return op == kAcknowledge || op == kReadRespFirst || op == kReadRespLast || op == kReadRespOnly;
+}
+constexpr int ext_headers(uint8_t op) {
+  return (has_reth(op) ? kReth : 0) + (has_immdt(op) ? kImmDt : 0) + (has_aeth(op) ? kAeth : 0);
+}
+// Frame bytes of a data packet of a `verb` message (without INT).
+constexpr int data_frame(Verb v, int payload, bool first, bool last) {
+  return roce_frame(payload, ext_headers(data_opcode(v, first, last)));
+}
 
 // ECN field values (RFC 3168).
 enum Ecn : uint8_t { kNotEct = 0, kEct1 = 1, kEct0 = 2, kCe = 3 };

@@ -10,6 +10,8 @@ const char* to_string(RdmaOp op) {
       return "send";
     case RdmaOp::kRead:
       return "read";
+    case RdmaOp::kWriteImm:
+      return "write_imm";
   }
   return "?";
 }
@@ -21,6 +23,8 @@ bool parse_op(const std::string& s, RdmaOp& op) {
     op = RdmaOp::kSend;
   } else if (s == "read") {
     op = RdmaOp::kRead;
+  } else if (s == "write_imm") {
+    op = RdmaOp::kWriteImm;
   } else {
     return false;
   }

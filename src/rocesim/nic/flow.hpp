@@ -1,85 +1,84 @@
-// Flows (messages) and their results, shared by the NICs at both ends and the output writers.
+// Messages ("flows" in FCT studies): what a workload asks for, the work requests applications post, the
+// completions they get back, and the record of what happened to each message.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
-#include <vector>
 
-#include "rocesim/core/simulator.hpp"
 #include "rocesim/core/units.hpp"
+#include "rocesim/net/wire.hpp"
 
 namespace rocesim {
 
-// The verbs a flow uses (IBTA vol 1, 9.4): RDMA WRITE and SEND move data from src to dst; RDMA READ moves data
-// from dst (the responder) to src (the requester).
-enum class RdmaOp : uint8_t { kWrite, kSend, kRead };
+// The verbs a message uses: RDMA WRITE, WRITE with immediate and SEND move data from the requester to the
+// responder; RDMA READ moves data from the responder to the requester (IBTA vol 1, 9.4).
+using RdmaOp = wire::Verb;
 const char* to_string(RdmaOp op);
 bool parse_op(const std::string& s, RdmaOp& op);
 
-// A flow as a workload asks for it.
+// The largest RDMA message (IBTA vol 1, 9.4: a DMA length of up to 2^31 bytes).
+inline constexpr int64_t kMaxMessageBytes = int64_t{1} << 31;
+
+// A flow as a workload asks for it. Endpoints are NIC indices (what outputs call hosts).
 struct FlowSpec {
-  uint32_t src = 0;
-  uint32_t dst = 0;
+  uint32_t src = 0;  // the requester
+  uint32_t dst = 0;  // the responder
   Bytes size;
   Time start;
   int priority = 3;
   RdmaOp op = RdmaOp::kWrite;
   uint16_t workload = 0;  // index of the workload that made it
   Time recv_posted;       // SEND only: when the responder posts the receive (before it: receiver not ready)
-  int64_t after = -1;     // if >= 0: start when this flow (same data sender) finishes, not at `start`
+  int64_t after = -1;     // if >= 0: start when this flow (same requester) finishes, not at `start`
   uint16_t app_port = 0;  // the HPCC flow file's dport, echoed in fct.txt
 };
 
-// A flow's record: what was asked, and what happened.
-struct FlowRecord {
-  FlowSpec spec;
-  uint32_t id = 0;
-  uint16_t sport = 0;
-  Time ideal_fct;  // alone on an idle fabric (see Network::ideal_fct)
-  Time base_rtt;   // one full packet out and its ACK back, on the idle fabric
-  Time end;        // when the sender saw the last ACK; zero while unfinished
-  bool done = false;
-  int64_t retransmits = 0;  // packets sent again (go-back-N or timeout)
-  int64_t cnps = 0;         // CNPs received by the sender
-  int64_t timeouts = 0;
-  int64_t delivered = 0;  // payload bytes the receiver has taken in order
-  int64_t naks = 0;
-  int64_t rnr_naks = 0;   // SEND only: receiver-not-ready NAKs
-  uint32_t send_qpn = 0;  // the data sender's QP index (at src, or at dst for a READ)
+// A work request (ibv_post_send): one message on a queue pair.
+struct WorkRequest {
+  uint64_t wr_id = 0;  // the application's own tag, returned in the completion
+  RdmaOp op = RdmaOp::kWrite;
+  Bytes size;
+  bool signaled = true;   // the requester gets a completion (IBV_SEND_SIGNALED)
+  uint16_t workload = 0;  // for outputs: the workload the application belongs to
+  uint16_t app_port = 0;
 };
 
-// The table of flows of one simulation. The run ends early once every flow has finished.
-class FlowTable {
- public:
-  explicit FlowTable(Simulator& sim) : sim_(sim) {}
-  uint32_t add(FlowRecord r) {
-    r.id = static_cast<uint32_t>(flows_.size());
-    flows_.push_back(r);
-    ++remaining_;
-    return r.id;
-  }
-  FlowRecord& operator[](uint32_t id) { return flows_[id]; }
-  // Called for each flow that finishes (the network starts the flows waiting for it).
-  void on_finish(std::function<void(uint32_t)> f) { on_finish_ = std::move(f); }
-  const std::vector<FlowRecord>& all() const { return flows_; }
-  void finished(uint32_t id, Time at) {
-    flows_[id].end = at;
-    flows_[id].done = true;
-    if (on_finish_) {
-      on_finish_(id);
-    }
-    if (--remaining_ == 0) {
-      sim_.request_stop();
-    }
-  }
-  int64_t remaining() const { return remaining_; }
+// What a completion reports (ibv_wc). kSend: the requester's message completed (the last ACK of a WRITE or
+// SEND, the last response of a READ). kRecv: a SEND or WRITE with immediate landed at the responder. kLanded:
+// the last byte of a plain WRITE landed in the responder's memory: not a verbs completion, but what an
+// application polling its buffer (as perftest's ib_write_lat does) sees, for QPs that ask for it.
+enum class WcKind : uint8_t { kSend, kRecv, kLanded };
+enum class WcStatus : uint8_t { kSuccess };
+struct Completion {
+  uint64_t wr_id = 0;  // kSend: the work request's; kRecv, kLanded: the n-th message received on the QP
+  uint32_t qp = 0;     // the application's queue-pair handle
+  WcKind kind = WcKind::kSend;
+  WcStatus status = WcStatus::kSuccess;
+  RdmaOp op = RdmaOp::kWrite;
+  int64_t bytes = 0;
+  Time at;
+};
 
- private:
-  Simulator& sim_;
-  std::vector<FlowRecord> flows_;
-  int64_t remaining_ = 0;
-  std::function<void(uint32_t)> on_finish_;
+// A message's record, kept by the requester's NIC (the component that owns the message): what was asked, and
+// what happened. Outputs gather the records of every NIC after the run (Network::flows()).
+struct FlowRecord {
+  FlowSpec spec;
+  uint32_t id = 0;  // flows.csv's flow_id (see Network::flows for how ids are given)
+  uint16_t sport = 0;
+  Time posted;     // when the work request was posted (spec.start unless it waited for another flow)
+  Time ideal_fct;  // alone on an idle fabric (see Network::ideal_fct)
+  Time base_rtt;   // one full packet out and its ACK back, on the idle fabric
+  Time end;        // when the requester saw the completion; zero while unfinished
+  bool done = false;
+  int64_t retransmits = 0;  // packets sent again (go-back-N or timeout)
+  int64_t cnps = 0;         // CNPs received by the data sender
+  int64_t timeouts = 0;
+  int64_t delivered = 0;  // payload bytes the data receiver has taken in order
+  int64_t naks = 0;
+  int64_t rnr_naks = 0;  // SEND only: receiver-not-ready NAKs
+  // Where the message ran, for gathering: the requester's connection and the message's byte offset on it.
+  uint32_t conn = 0;
+  int64_t offset = 0;
 };
 
 }  // namespace rocesim

@@ -23,6 +23,16 @@ const Schema<NicParams>& NicParams::schema() {
         .add(&NicParams::rnr_timer, "rnr_timer", "640us",
              "wait after a receiver-not-ready NAK before resending (IBTA RNR timer code 12, the rdma-core default)",
              at_least(Time::ns(1)))
+        .add(&NicParams::tx_pipeline, "tx_pipeline", "0ns",
+             "latency of each packet from the send engine to the wire (0: an ideal NIC, as the HPCC simulator and "
+             "htsim model it; docs/model.md composes ConnectX figures)")
+        .add(&NicParams::rx_pipeline, "rx_pipeline", "0ns",
+             "latency of each packet from the wire to host memory and the receive engine (0: an ideal NIC)")
+        .add(&NicParams::wqe_fetch, "wqe_fetch", "0ns",
+             "from posting a work request (doorbell) to the NIC holding it: MMIO write and DMA read of the WQE")
+        .add(&NicParams::wqe_gap, "wqe_gap", "0ns",
+             "send-engine time per work request; the NIC's message rate is 1 / wqe_gap (ConnectX-6: 215 M "
+             "messages/s, about 4.65 ns; NVIDIA ConnectX-6 EN user manual, Introduction)")
         .reserved("cc", "congestion control, see nic.cc.*");
     return sc;
   }();
@@ -30,77 +40,204 @@ const Schema<NicParams>& NicParams::schema() {
 }
 
 Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
-         FlowTable& flows, std::array<uint8_t, 8> prio_to_dscp)
+         std::array<uint8_t, 8> prio_to_dscp)
     : Node(sim, pool, std::move(name)),
       telemetry_(cc.wants_telemetry()),
       host_(host),
       prio_to_dscp_(prio_to_dscp),
-      flows_(flows),
       p_(p),
       cc_alg_(cc),
       cnp_interval_(cc.cnp_interval()) {
   pause_ = &pause_states_;
 }
 
-uint32_t Nic::add_recv_qp(uint32_t flow, bool as_read_requester) {
-  const FlowRecord& f = flows_[flow];
+uint32_t Nic::add_recv_qp(const RecvQpInit& init) {
   RecvQp r;
-  r.flow = flow;
-  r.read = as_read_requester;
-  r.src = as_read_requester ? f.spec.dst : f.spec.src;  // where the data comes from
-  r.prio = static_cast<uint8_t>(f.spec.priority);
-  r.recv_posted = f.spec.op == RdmaOp::kSend ? f.spec.recv_posted : Time();
-  recv_.push_back(r);
-  const auto qpn = static_cast<uint32_t>(recv_.size() - 1);
-  if (as_read_requester) {
-    sim_.at(f.spec.start, this, kEvReadStart, qpn);
-  }
-  return qpn;
+  r.read = init.read_requester;
+  r.src = init.peer;  // where the data comes from
+  r.prio = static_cast<uint8_t>(init.priority);
+  r.sport = init.sport;
+  r.notify_landed = init.notify_landed;
+  r.owner = init.owner;
+  r.handle = init.handle;
+  r.conn = init.conn;
+  recv_.push_back(std::move(r));
+  return static_cast<uint32_t>(recv_.size() - 1);
 }
 
-uint32_t Nic::add_send_qp(uint32_t flow, uint32_t dst_qpn, bool as_read_responder) {
-  const FlowRecord& f = flows_[flow];
+uint32_t Nic::add_send_qp(const SendQpInit& init) {
   SendQp q;
-  q.flow = flow;
-  q.dst = as_read_responder ? f.spec.src : f.spec.dst;
-  q.dst_qpn = dst_qpn;
-  q.size = f.spec.size.count();
-  q.npkts = static_cast<uint32_t>(std::max<int64_t>(1, (q.size + p_.mtu - 1) / p_.mtu));
-  q.prio = static_cast<uint8_t>(f.spec.priority);
+  q.dst = init.peer;
+  q.dst_qpn = init.peer_qpn;
+  q.prio = static_cast<uint8_t>(init.priority);
   q.dscp = prio_to_dscp_[q.prio];
-  q.sport = f.sport;
-  q.op = f.spec.op;
-  q.read_response = as_read_responder;
-  q.cc = cc_alg_.make(CcFlowInfo{link_.rate, f.base_rtt, p_.mtu}, *this);
+  q.sport = init.sport;
+  q.read_response = init.read_responder;
+  q.op = init.read_responder ? RdmaOp::kRead : RdmaOp::kWrite;
+  q.cc = cc_alg_.make(CcFlowInfo{link_.rate, init.base_rtt, p_.mtu}, *this);
   const auto qpn = static_cast<uint32_t>(send_.size());
   q.cc->owner = qpn;
   send_.push_back(std::move(q));
-  if (!as_read_responder && f.spec.after < 0) {
-    sim_.at(f.spec.start, this, kEvStart, qpn);
-  }
+  SendSide side;
+  side.owner = init.owner;
+  side.handle = init.handle;
+  side.conn = init.conn;
+  sq_side_.push_back(std::move(side));
   return qpn;
+}
+
+uint32_t Nic::new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, const WorkRequest& wr, uint32_t id,
+                         Time at) {
+  FlowRecord r;
+  r.spec.src = host_;
+  r.spec.dst = peer;
+  r.spec.size = wr.size;
+  r.spec.start = at;
+  r.spec.priority = prio;
+  r.spec.op = wr.op;
+  r.spec.workload = wr.workload;
+  r.spec.app_port = wr.app_port;
+  r.id = id;
+  r.sport = sport;
+  r.posted = at;
+  r.conn = conn;
+  records_.push_back(r);
+  sim_.hold();  // the run goes on until the message completes
+  return static_cast<uint32_t>(records_.size() - 1);
+}
+
+void Nic::post_send(uint32_t send_qpn, const WorkRequest& wr, Time at, uint32_t id) {
+  const SendQp& q = send_[send_qpn];
+  const uint32_t rec = new_record(q.dst, q.prio, q.sport, sq_side_[send_qpn].conn, wr, id, at);
+  pending_.push_back(PendingPost{PendingPost::kSend, send_qpn, wr, rec, 0, false});
+  sim_.at(at + p_.wqe_fetch, this, kEvPost, pending_.size() - 1);
+}
+
+void Nic::post_read(uint32_t recv_qpn, const WorkRequest& wr, Time at, uint32_t id) {
+  const RecvQp& r = recv_[recv_qpn];
+  const uint32_t rec = new_record(r.src, r.prio, r.sport, r.conn, wr, id, at);
+  pending_.push_back(PendingPost{PendingPost::kRead, recv_qpn, wr, rec, 0, false});
+  sim_.at(at + p_.wqe_fetch, this, kEvPost, pending_.size() - 1);
+}
+
+void Nic::post_recv(uint32_t recv_qpn, int count, Time at) {
+  pending_.push_back(PendingPost{PendingPost::kRecv, recv_qpn, WorkRequest{}, kNoRecord, count, false});
+  sim_.at(at, this, kEvPost, pending_.size() - 1);
+}
+
+void Nic::on_post(uint32_t index) {
+  PendingPost& pp = pending_[index];
+  if (pp.kind == PendingPost::kRecv) {
+    recv_[pp.qpn].credits += pp.count;
+    return;
+  }
+  // The send engine takes one work request per wqe_gap (its message rate).
+  if (p_.wqe_gap > Time() && !pp.engine_slot) {
+    pp.engine_slot = true;
+    const Time ready = std::max(sim_.now(), wqe_free_);
+    wqe_free_ = ready + p_.wqe_gap;
+    if (ready > sim_.now()) {
+      sim_.at(ready, this, kEvPost, index);
+      return;
+    }
+  }
+  const PendingPost post = pp;
+  if (post.kind == PendingPost::kSend) {
+    start_send(post.qpn, post.wr, post.record);
+  } else {
+    start_read(post.qpn, post.wr, post.record);
+  }
+}
+
+Nic::QpMessage Nic::message(uint32_t first_psn, const WorkRequest& wr, uint32_t record) const {
+  QpMessage m;
+  m.first_psn = first_psn;
+  m.size = wr.size.count();
+  m.end_psn = first_psn + static_cast<uint32_t>(std::max<int64_t>(1, (m.size + p_.mtu - 1) / p_.mtu));
+  m.op = wr.op;
+  m.signaled = wr.signaled;
+  m.wr_id = wr.wr_id;
+  m.record = record;
+  if (record != kNoRecord) {
+    m.flow = records_[record].id != kUnnumbered ? records_[record].id : record;
+  }
+  return m;
+}
+
+void Nic::start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record) {
+  SendQp& q = send_[qpn];
+  SendSide& side = sq_side_[qpn];
+  const QpMessage m = message(q.end_psn, wr, record);
+  records_[record].offset = side.posted_bytes;
+  side.posted_bytes += m.size;
+  side.msgs.push_back(m);
+  q.end_psn = m.end_psn;
+  if (!q.started) {
+    q.started = true;
+    q.last_tx = sim_.now();
+    q.last_wire = 0;
+    q.next_send = sim_.now();
+    q.cc->on_start(sim_.now());
+  }
+  activate(qpn);
+  try_send();
+}
+
+void Nic::start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record) {
+  RecvQp& r = recv_[qpn];
+  const QpMessage m = message(r.read_end, wr, record);
+  records_[record].offset = r.posted_bytes;
+  r.posted_bytes += m.size;
+  r.read_end = m.end_psn;
+  const bool idle = r.read_head == r.reads.size();
+  r.reads.push_back(m);
+  if (idle) {
+    r.deadline = sim_.now() + p_.retransmit_timeout;
+  }
+  if (!r.rto_armed) {
+    r.rto_armed = true;
+    sim_.at(r.deadline, this, kEvReadRto, qpn);
+  }
+  send_read_request(r, r.reads.back(), m.first_psn);
 }
 
 void Nic::arm(CongestionControl* cc, Time at, uint32_t id) {
   sim_.at(at, this, kEvCcTimer, (uint64_t{cc->owner} << 32) | id);
 }
 
+FlowRecord* Nic::head_record(uint32_t qpn) {
+  const SendSide& side = sq_side_[qpn];
+  // The oldest message not yet acknowledged; after the last one completed, the last one (late CNPs count there).
+  const size_t i = side.head < side.msgs.size() ? side.head : side.msgs.size() - 1;
+  if (side.msgs.empty() || side.msgs[i].record == kNoRecord) {
+    return nullptr;
+  }
+  return &records_[side.msgs[i].record];
+}
+
+void Nic::complete(uint32_t owner, const Completion& c) {
+  if (!sink_) {
+    return;
+  }
+  cq_.push_back({owner, c});
+  sim_.at(sim_.now(), this, kEvCqe);
+}
+
+void Nic::finish_message(const QpMessage& m, uint32_t owner, uint32_t handle) {
+  FlowRecord& rec = records_[m.record];
+  rec.end = sim_.now();
+  rec.done = true;
+  if (m.signaled) {
+    complete(owner, Completion{m.wr_id, handle, WcKind::kSend, WcStatus::kSuccess, m.op, m.size, sim_.now()});
+  }
+  sim_.release();
+}
+
 void Nic::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
-    case kEvStart: {
-      SendQp& q = send_[arg];
-      if (q.started) {
-        break;
-      }
-      q.started = true;
-      q.last_tx = sim_.now();
-      q.last_wire = 0;
-      q.next_send = sim_.now();
-      q.cc->on_start(sim_.now());
-      activate(static_cast<uint32_t>(arg));
-      try_send();
+    case kEvPost:
+      on_post(static_cast<uint32_t>(arg));
       break;
-    }
     case kEvWake:
       if (wake_at_ <= sim_.now()) {
         wake_at_ = Time::max();
@@ -110,35 +247,30 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kEvRto: {
       SendQp& q = send_[arg];
       q.rto_armed = false;
-      if (q.acked >= q.npkts || q.acked >= q.next_psn) {  // nothing outstanding: the next send re-arms
+      if (q.acked >= q.end_psn || q.acked >= q.next_psn) {  // nothing outstanding: the next send re-arms
         break;
       }
       if (sim_.now() < q.rto_deadline) {
         arm_rto(q, static_cast<uint32_t>(arg));
         break;
       }
-      ++flows_[q.flow].timeouts;
+      if (FlowRecord* rec = head_record(static_cast<uint32_t>(arg))) {
+        ++rec->timeouts;
+      }
       go_back(q, q.acked, static_cast<uint32_t>(arg));
-      break;
-    }
-    case kEvReadStart: {
-      RecvQp& r = recv_[arg];
-      r.deadline = sim_.now() + p_.retransmit_timeout;
-      r.rto_armed = true;
-      sim_.at(r.deadline, this, kEvReadRto, arg);
-      send_read_request(r, 0);
       break;
     }
     case kEvReadRto: {
       RecvQp& r = recv_[arg];
       r.rto_armed = false;
-      if (flows_[r.flow].done) {
+      if (r.read_head == r.reads.size()) {  // no READ outstanding: the next one re-arms
         break;
       }
       if (sim_.now() >= r.deadline) {  // no response advanced for a whole timeout: ask again
-        ++flows_[r.flow].timeouts;
+        const QpMessage& m = r.reads[r.read_head];
+        ++records_[m.record].timeouts;
         r.deadline = sim_.now() + p_.retransmit_timeout;
-        send_read_request(r, r.expected);
+        send_read_request(r, m, r.expected);
       }
       r.rto_armed = true;
       sim_.at(r.deadline, this, kEvReadRto, arg);
@@ -151,6 +283,15 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       try_send();  // a rate increase may make a waiting QP eligible sooner than its scheduled wake-up
       break;
     }
+    case kEvCqe: {
+      const auto [owner, c] = cq_[cq_head_++];
+      if (cq_head_ == cq_.size()) {
+        cq_.clear();
+        cq_head_ = 0;
+      }
+      sink_->on_completion(owner, c);
+      break;
+    }
     default:
       break;
   }
@@ -158,7 +299,7 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
 
 void Nic::activate(uint32_t qpn) {
   SendQp& q = send_[qpn];
-  if (!q.active && q.next_psn < q.npkts) {
+  if (!q.active && q.next_psn < q.end_psn) {
     q.active = true;
     active_.push_back(qpn);
   }
@@ -173,7 +314,11 @@ void Nic::arm_rto(SendQp& q, uint32_t qpn) {
 
 void Nic::go_back(SendQp& q, uint32_t psn, uint32_t qpn) {
   if (psn < q.next_psn) {
-    flows_[q.flow].retransmits += q.next_psn - psn;
+    if (FlowRecord* rec = head_record(qpn)) {
+      rec->retransmits += q.next_psn - psn;
+    } else {
+      sq_side_[qpn].retransmits += q.next_psn - psn;
+    }
     q.next_psn = psn;
   }
   q.rto_deadline = sim_.now() + p_.retransmit_timeout;
@@ -181,14 +326,32 @@ void Nic::go_back(SendQp& q, uint32_t psn, uint32_t qpn) {
   try_send();
 }
 
-void Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn,
-                    CtrlExtra extra) {
+void Nic::seek_tx(SendQp& q, uint32_t qpn) {
+  SendSide& side = sq_side_[qpn];
+  const uint32_t psn = q.next_psn;
+  size_t i = std::min(side.tx, side.msgs.size() - 1);
+  while (i > side.head && side.msgs[i].first_psn > psn) {
+    --i;
+  }
+  while (i + 1 < side.msgs.size() && side.msgs[i].end_psn <= psn) {
+    ++i;
+  }
+  side.tx = i;
+  const QpMessage& m = side.msgs[i];
+  q.tx_first = m.first_psn;
+  q.tx_end = m.end_psn;
+  q.tx_size = m.size;
+  q.op = m.op;
+  q.tx_flow = m.flow;
+}
+
+void Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t psn, CtrlExtra extra) {
   const uint16_t sport = about.sport;
   Packet* c = pool_.acquire(kind);
   c->src = host_;
   c->dst = dst;
   c->qpn = qpn;
-  c->flow = flow;
+  c->flow = about.flow;
   c->psn = psn;
   c->sport = sport;
   c->flags = extra.flags;
@@ -222,18 +385,19 @@ void Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t
   try_send();
 }
 
-// RDMA READ request (IBTA vol 1, 9.4.3): BTH + RETH, no payload, on the flow's data priority. `psn` is the
-// first response packet wanted: 0 at first, later the first one missing.
-void Nic::send_read_request(RecvQp& r, uint32_t psn) {
+// RDMA READ request (IBTA vol 1, 9.4.3): BTH + RETH (with the message's length), no payload, on the data
+// priority. `psn` is the first response packet wanted: the message's first at first, later the first missing.
+void Nic::send_read_request(RecvQp& r, const QpMessage& m, uint32_t psn) {
   Packet* c = pool_.acquire(PacketKind::kReadRequest);
   c->src = host_;
   c->dst = r.src;
   c->qpn = r.src_qpn;
-  c->flow = r.flow;
+  c->flow = m.flow;
   c->psn = psn;
-  c->sport = flows_[r.flow].sport;
+  c->sport = r.sport;
   c->opcode = wire::kReadRequest;
   c->frame = static_cast<uint16_t>(wire::roce_frame(0, wire::kReth));
+  c->set_dma_length(static_cast<uint32_t>(m.size));
   c->priority = r.prio;
   c->dscp = prio_to_dscp_[r.prio];
   c->ecn = wire::kEct0;
@@ -244,21 +408,46 @@ void Nic::send_read_request(RecvQp& r, uint32_t psn) {
   try_send();
 }
 
-// The responder's side of a READ: (re)start the response stream at the PSN the requester asks for.
+// The responder's side of a READ: a request for the next PSN is a new READ (its length from the RETH); one for
+// an earlier PSN asks again from there. Responses before the requested PSN have arrived, so they are let go.
 void Nic::on_read_request(Packet* p) {
   const uint32_t qpn = p->qpn;
   SendQp& q = send_[qpn];
+  SendSide& side = sq_side_[qpn];
   if (!q.started) {
     q.started = true;
     q.last_tx = q.next_send = sim_.now();
     q.last_wire = 0;
     q.cc->on_start(sim_.now());
+  }
+  if (p->psn == q.end_psn) {
+    WorkRequest wr;
+    wr.op = RdmaOp::kRead;
+    wr.size = Bytes(p->dma_length());
+    wr.signaled = false;
+    side.msgs.push_back(message(q.end_psn, wr, kNoRecord));
+    q.end_psn = side.msgs.back().end_psn;
   } else if (p->psn < q.next_psn) {
-    flows_[q.flow].retransmits += q.next_psn - p->psn;
+    side.retransmits += q.next_psn - p->psn;
     q.next_psn = p->psn;
   }
+  while (side.head + 1 < side.msgs.size() && side.msgs[side.head].end_psn <= p->psn) {
+    ++side.head;
+  }
+  compact(side);
   activate(qpn);
   try_send();
+}
+
+// Drops the messages before `head` once they are most of the list (their records stay in records_).
+// The last message stays: late CNPs count there (head_record).
+void Nic::compact(SendSide& side) {
+  if (side.head >= 64 && side.head * 2 >= side.msgs.size()) {
+    const size_t n = std::min(side.head, side.msgs.size() - 1);
+    side.msgs.erase(side.msgs.begin(), side.msgs.begin() + static_cast<std::ptrdiff_t>(n));
+    side.tx -= std::min(side.tx, n);
+    side.head -= n;
+  }
 }
 
 void Nic::try_send() {
@@ -293,7 +482,7 @@ void Nic::try_send() {
     }
     const uint32_t qpn = active_[rr_];
     SendQp& q = send_[qpn];
-    if (q.next_psn >= q.npkts) {  // everything sent: leave the list until a NAK or timeout brings it back
+    if (q.next_psn >= q.end_psn) {  // everything sent: leave the list until a post, NAK or timeout brings it back
       q.active = false;
       active_[rr_] = active_.back();
       active_.pop_back();
@@ -309,8 +498,7 @@ void Nic::try_send() {
       ++rr_;
       continue;
     }
-    // A window-based controller caps the bytes in flight; an ACK reopens it.
-    if (q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window) {
+    if (window_full(q)) {  // a window-based controller caps the bytes in flight; an ACK reopens it
       ++rr_;
       continue;
     }
@@ -326,53 +514,35 @@ void Nic::try_send() {
 }
 
 bool Nic::send_data(SendQp& q, uint32_t qpn) {
+  if (q.next_psn < q.tx_first || q.next_psn >= q.tx_end) {
+    seek_tx(q, qpn);
+  }
   const uint32_t psn = q.next_psn++;
-  const int64_t offset = int64_t{psn} * p_.mtu;
-  const int payload = static_cast<int>(std::min<int64_t>(p_.mtu, q.size - offset));
-  const bool first = psn == 0, last = psn + 1 == q.npkts;
+  const int64_t offset = int64_t{psn - q.tx_first} * p_.mtu;
+  const int payload = static_cast<int>(std::min<int64_t>(p_.mtu, q.tx_size - offset));
+  const bool first = psn == q.tx_first, last = psn + 1 == q.tx_end;
   Packet* p = pool_.acquire(PacketKind::kData);
   p->src = host_;
   p->dst = q.dst;
   p->qpn = q.dst_qpn;
-  p->flow = q.flow;
+  p->flow = q.tx_flow;
   p->psn = psn;
   p->sport = q.sport;
   p->payload = static_cast<uint16_t>(std::max(payload, 0));
-  // Opcodes and extended headers (IBTA vol 1, 9.2-9.4; ground-truth.md 6): RETH on WRITE first/only, AETH on
-  // READ response first/last/only, none on SEND.
-  int ext = 0;
-  switch (q.op) {
-    case RdmaOp::kWrite:
-      p->opcode = first && last ? wire::kWriteOnly
-                  : first       ? wire::kWriteFirst
-                  : last        ? wire::kWriteLast
-                                : wire::kWriteMiddle;
-      ext = first ? wire::kReth : 0;
-      break;
-    case RdmaOp::kSend:
-      p->opcode = first && last ? wire::kSendOnly
-                  : first       ? wire::kSendFirst
-                  : last        ? wire::kSendLast
-                                : wire::kSendMiddle;
-      break;
-    case RdmaOp::kRead:
-      p->opcode = first && last ? wire::kReadRespOnly
-                  : first       ? wire::kReadRespFirst
-                  : last        ? wire::kReadRespLast
-                                : wire::kReadRespMiddle;
-      ext = (first || last) ? wire::kAeth : 0;
-      break;
+  p->opcode = wire::data_opcode(q.op, first, last);
+  p->frame = static_cast<uint16_t>(wire::roce_frame(p->payload, wire::ext_headers(p->opcode)) +
+                                   (telemetry_ ? kIntHeaderBytes : 0));
+  if (first && wire::has_reth(p->opcode)) {
+    p->set_dma_length(static_cast<uint32_t>(q.tx_size));
   }
-  p->frame = static_cast<uint16_t>(wire::roce_frame(p->payload, ext) + (telemetry_ ? kIntHeaderBytes : 0));
   p->priority = q.prio;
   p->dscp = q.dscp;
   p->ecn = wire::kEct0;
   // AckReq on the last packet, and on the packet that fills the congestion window, so that a window-limited QP
   // is never left waiting for an ACK the receiver is still coalescing.
-  const bool fills_window = q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window;
   p->flags =
       static_cast<uint8_t>((last ? Packet::kFlagLast : 0) | (last && !q.read_response ? Packet::kFlagAckReq : 0) |
-                           (fills_window ? Packet::kFlagAckReq : 0) | (psn < q.high ? Packet::kFlagRetx : 0));
+                           (window_full(q) ? Packet::kFlagAckReq : 0) | (psn < q.high ? Packet::kFlagRetx : 0));
   q.high = std::max(q.high, psn + 1);
   p->sent = sim_.now();
   const Time now = sim_.now();
@@ -388,7 +558,7 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   cnt_.tx_bytes += p->frame;
   // An injected loss: the packet leaves the NIC (it used the wire) but never arrives.
   for (auto it = drops_.begin(); it != drops_.end(); ++it) {
-    if (it->first == q.flow && it->second == psn) {
+    if (it->first == qpn && it->second == psn) {
       drops_.erase(it);
       ++injected_;
       busy_until_ = now + tx_.tx_time(p->wire_bytes(), link_);
@@ -410,7 +580,7 @@ void Nic::wake_after_send() {
     // A lone QP: it may send when the port is free and its pacing allows. Nothing to wake for if it has sent
     // everything or its window is full (an ACK, NAK or timeout calls try_send); a pause's end calls it too.
     const SendQp& q = send_[active_[0]];
-    if (q.next_psn >= q.npkts || (q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window)) {
+    if (q.next_psn >= q.end_psn || window_full(q)) {
       return;
     }
     wake_by(std::max({busy_until_, q.next_send, q.hold_until}));
@@ -419,17 +589,15 @@ void Nic::wake_after_send() {
   wake_by(busy_until_);
 }
 
-// Starts loading the queue pair and flow record an arriving packet will update, and the queue pair a free port
-// will serve next (see EventHandler::prefetch). Written out here: GCC drops calls to helpers that only prefetch.
+// Starts loading the queue pair an arriving packet will update, and the queue pair a free port will serve next
+// (see EventHandler::prefetch). Written out here: GCC drops calls to helpers that only prefetch.
 void Nic::prefetch(uint32_t kind, uint64_t arg) const {
   if (kind == kEvArrive) {
     const Packet& p = *reinterpret_cast<const Packet*>(arg);
     if (p.kind == PacketKind::kData) {
       __builtin_prefetch(&recv_[p.qpn]);
-      __builtin_prefetch(&flows_.all()[p.flow]);
     } else if (p.kind == PacketKind::kAck || p.kind == PacketKind::kNak || p.kind == PacketKind::kCnp) {
       __builtin_prefetch(&send_[p.qpn]);
-      __builtin_prefetch(&flows_.all()[p.flow]);
     }
   } else if ((kind == kEvTxDone || kind == kEvWake) && !active_.empty()) {
     __builtin_prefetch(&send_[active_[rr_ < active_.size() ? rr_ : 0]]);
@@ -466,7 +634,11 @@ void Nic::receive(Packet* p) {
     case PacketKind::kCnp: {
       ++cnt_.ctrl_rcvd;
       SendQp& q = send_[p->qpn];
-      ++flows_[q.flow].cnps;
+      if (FlowRecord* rec = head_record(p->qpn)) {
+        ++rec->cnps;
+      } else {
+        ++sq_side_[p->qpn].cnps;
+      }
       q.cc->on_cnp(sim_.now());
       pacing_changed(q);
       break;
@@ -483,66 +655,113 @@ void Nic::on_data(Packet* p) {
   if (p->ecn == wire::kCe && cnp_interval_ && (!r.cnp_ever || now - r.last_cnp >= *cnp_interval_)) {
     r.cnp_ever = true;
     r.last_cnp = now;
-    send_ctrl(PacketKind::kCnp, *p, r.src, r.src_qpn, r.flow, 0);
+    send_ctrl(PacketKind::kCnp, *p, r.src, r.src_qpn, 0);
   }
-  if (r.read) {  // READ responses: no ACKs; the last one completes the READ; a gap makes the requester ask again
-    if (p->psn == r.expected) {
-      ++r.expected;
-      flows_[r.flow].delivered += p->payload;
-      r.nak_sent = false;
-      r.deadline = now + p_.retransmit_timeout;
-      if (p->flags & Packet::kFlagLast) {
-        flows_.finished(r.flow, now);
-      }
-    } else if (p->psn > r.expected && !r.nak_sent) {
-      r.nak_sent = true;
-      ++flows_[r.flow].naks;
-      send_read_request(r, r.expected);
-    }
+  if (r.read) {
+    on_read_response(r, p);
     return;
   }
-  // SEND needs a posted receive for its first packet; without one the responder answers with an RNR NAK and
+  // A SEND takes a posted receive with its first packet; without one the responder answers with an RNR NAK and
   // drops the message (IBTA vol 1, 9.7.5.2.8).
-  if (p->psn == r.expected && r.expected == 0 && now < r.recv_posted) {
-    r.nak_sent = true;  // the rest of this attempt is dropped without further NAKs
-    send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.flow, r.expected, CtrlExtra{Packet::kFlagRnr, 0, 0});
-    return;
+  const bool send_first = p->opcode == wire::kSendFirst || p->opcode == wire::kSendOnly;
+  if (p->psn == r.expected && send_first) {
+    if (r.credits == 0) {
+      r.nak_sent = true;  // the rest of this attempt is dropped without further NAKs
+      send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.expected, CtrlExtra{Packet::kFlagRnr, 0, 0});
+      return;
+    }
+    --r.credits;
   }
   if (p->psn == r.expected) {
     ++r.expected;
-    flows_[r.flow].delivered += p->payload;
+    r.delivered += p->payload;
+    r.msg_bytes += p->payload;
     r.nak_sent = false;
     r.ce_since_ack += p->ecn == wire::kCe;
     if (++r.since_ack >= p_.ack_interval || (p->flags & Packet::kFlagAckReq)) {
-      send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.flow, r.expected - 1,
+      send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.expected - 1,
                 CtrlExtra{0, static_cast<uint16_t>(r.since_ack), static_cast<uint16_t>(r.ce_since_ack)});
       r.since_ack = r.ce_since_ack = 0;
+    }
+    if (p->flags & Packet::kFlagLast) {
+      message_received(r, p->opcode);
     }
   } else if (p->psn > r.expected) {
     if (!r.nak_sent) {
       r.nak_sent = true;
-      send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.flow, r.expected);
+      send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.expected);
     }
   } else if (p->flags & Packet::kFlagAckReq) {
     // A duplicate that asks for an ACK (after a timeout): repeat the cumulative one.
-    send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.flow, r.expected - 1);
+    send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.expected - 1);
+  }
+}
+
+// The last packet of a message arrived in order: SEND and WRITE with immediate complete here (a receive
+// completion); a plain WRITE only tells an application that watches its buffer.
+void Nic::message_received(RecvQp& r, uint8_t opcode) {
+  const int64_t bytes = r.msg_bytes;
+  r.msg_bytes = 0;
+  const uint64_t n = r.received++;
+  if (opcode == wire::kSendLast || opcode == wire::kSendOnly) {
+    complete(r.owner, Completion{n, r.handle, WcKind::kRecv, WcStatus::kSuccess, RdmaOp::kSend, bytes, sim_.now()});
+  } else if (wire::has_immdt(opcode)) {
+    complete(r.owner, Completion{n, r.handle, WcKind::kRecv, WcStatus::kSuccess, RdmaOp::kWriteImm, bytes, sim_.now()});
+  } else if (r.notify_landed) {
+    complete(r.owner, Completion{n, r.handle, WcKind::kLanded, WcStatus::kSuccess, RdmaOp::kWrite, bytes, sim_.now()});
+  }
+}
+
+// READ responses at the requester: no ACKs; the last one of a READ completes it; a gap or a timeout makes the
+// requester ask again from the first response missing.
+void Nic::on_read_response(RecvQp& r, const Packet* p) {
+  if (p->psn == r.expected) {
+    ++r.expected;
+    r.delivered += p->payload;
+    r.nak_sent = false;
+    r.deadline = sim_.now() + p_.retransmit_timeout;
+    if ((p->flags & Packet::kFlagLast) && r.read_head < r.reads.size()) {
+      const QpMessage m = r.reads[r.read_head++];
+      if (r.read_head >= 64 && r.read_head * 2 >= r.reads.size()) {
+        r.reads.erase(r.reads.begin(), r.reads.begin() + static_cast<std::ptrdiff_t>(r.read_head));
+        r.read_head = 0;
+      }
+      finish_message(m, r.owner, r.handle);
+    }
+  } else if (p->psn > r.expected && !r.nak_sent && r.read_head < r.reads.size()) {
+    r.nak_sent = true;
+    const QpMessage& m = r.reads[r.read_head];
+    ++records_[m.record].naks;
+    send_read_request(r, m, r.expected);
   }
 }
 
 void Nic::on_ack(Packet* p) {
   const uint32_t qpn = p->qpn;
   SendQp& q = send_[qpn];
-  if (q.acked >= q.npkts) {
+  if (q.acked >= q.end_psn) {
     return;
   }
   const uint32_t upto = p->kind == PacketKind::kAck ? p->psn + 1 : p->psn;
   if (upto > q.acked) {
-    const int64_t before = std::min<int64_t>(int64_t{q.acked} * p_.mtu, q.size);
+    // Bytes acknowledged on the QP: whole packets of the messages before, and of this one up to its size.
+    SendSide& side = sq_side_[qpn];
+    const auto acked_bytes = [&](uint32_t psn) {
+      int64_t b = 0;
+      for (size_t i = side.head; i < side.msgs.size() && side.msgs[i].first_psn < psn; ++i) {
+        const QpMessage& m = side.msgs[i];
+        b += std::min<int64_t>(int64_t{std::min(psn, m.end_psn) - m.first_psn} * p_.mtu, m.size);
+      }
+      return b;
+    };
+    const int64_t before = acked_bytes(q.acked);
+    const int64_t after = acked_bytes(upto);
     q.acked = upto;
     q.rto_deadline = sim_.now() + p_.retransmit_timeout;
     AckInfo info;
-    info.acked_bytes = std::min<int64_t>(int64_t{q.acked} * p_.mtu, q.size);
-    info.newly_acked = info.acked_bytes - before;
+    side.acked_bytes += after - before;
+    info.acked_bytes = side.acked_bytes;
+    info.newly_acked = after - before;
     info.acked_packets = q.acked;
     info.packets = p->ack_pkts;
     info.ce_packets = p->ack_ce;
@@ -552,17 +771,24 @@ void Nic::on_ack(Packet* p) {
     q.cc->on_ack(sim_.now(), info);
     pacing_changed(q);
     try_send();  // the window may have opened
+    while (side.head < side.msgs.size() && side.msgs[side.head].end_psn <= q.acked) {
+      finish_message(side.msgs[side.head++], side.owner, side.handle);
+    }
+    compact(side);
   }
-  if (q.acked >= q.npkts) {
-    flows_.finished(q.flow, sim_.now());
+  if (q.acked >= q.end_psn) {
     return;
   }
   if (p->kind == PacketKind::kNak && (p->flags & Packet::kFlagRnr)) {
-    ++flows_[q.flow].rnr_naks;
+    if (FlowRecord* rec = head_record(qpn)) {
+      ++rec->rnr_naks;
+    }
     q.hold_until = sim_.now() + p_.rnr_timer;
     go_back(q, p->psn, qpn);
   } else if (p->kind == PacketKind::kNak) {
-    ++flows_[q.flow].naks;
+    if (FlowRecord* rec = head_record(qpn)) {
+      ++rec->naks;
+    }
     go_back(q, p->psn, qpn);
   }
 }

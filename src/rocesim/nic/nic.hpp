@@ -20,7 +20,45 @@ struct NicParams {
   int64_t ack_priority = 0;
   int64_t cnp_priority = 0;
   Time rnr_timer;
+  Time tx_pipeline;  // from the NIC's send engine to the wire, per packet
+  Time rx_pipeline;  // from the wire to host memory (and the receive engine), per packet
+  Time wqe_fetch;    // from a doorbell to the NIC holding the work request (MMIO write, DMA read of the WQE)
+  Time wqe_gap;      // the send engine's time per work request: its message rate is 1 / wqe_gap
   static const Schema<NicParams>& schema();
+};
+
+// Where a NIC reports completions: the server its applications run on.
+// Contract: called from the NIC's own event handling, one completion per call, in the order they happened;
+// the callee may post work requests to the NIC from inside the call.
+class CompletionSink {
+ public:
+  virtual void on_completion(uint32_t owner, const Completion& c) = 0;
+
+ protected:
+  ~CompletionSink() = default;
+};
+
+// One end of a connection as Network::connect sets it up: a half queue pair carries one direction of data.
+struct SendQpInit {
+  uint32_t peer = 0;      // the data receiver (NIC index)
+  uint32_t peer_qpn = 0;  // its receive half
+  int priority = 3;
+  uint16_t sport = 0;
+  Time base_rtt;
+  bool read_responder = false;  // sends READ responses when READ requests arrive
+  uint32_t owner = 0;           // the application (at this NIC's server) told of completions
+  uint32_t handle = 0;          // the application's name for the queue pair
+  uint32_t conn = 0;            // the network's connection index (for records)
+};
+struct RecvQpInit {
+  uint32_t peer = 0;  // the data sender (NIC index)
+  int priority = 3;
+  uint16_t sport = 0;
+  bool read_requester = false;  // takes READ responses for READs posted here
+  bool notify_landed = false;   // report WcKind::kLanded for plain WRITEs
+  uint32_t owner = 0;
+  uint32_t handle = 0;
+  uint32_t conn = 0;
 };
 
 // Counters of one NIC.
@@ -46,47 +84,79 @@ struct CtrlExtra {
 class Nic final : public Node, public CcTimers {
  public:
   Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
-      FlowTable& flows, std::array<uint8_t, 8> prio_to_dscp);
+      std::array<uint8_t, 8> prio_to_dscp);
 
   void connect(const LinkEnd& link) {
     link_ = link;
     tx_ = TxLink::of(link);
   }
   const LinkEnd& link() const { return link_; }
-  // Queue pairs are set up before the run. For WRITE and SEND the data sender is the flow's src: add the
-  // receiver's QP at dst, then the sender's at src. For READ the data comes from the responder (dst): add the
-  // requester's QP at src (as_read_requester), then the responder's send QP at dst (as_read_responder), which
-  // starts when the READ request arrives.
-  uint32_t add_recv_qp(uint32_t flow, bool as_read_requester = false);
-  uint32_t add_send_qp(uint32_t flow, uint32_t dst_qpn, bool as_read_responder = false);
+  void set_sink(CompletionSink* s) { sink_ = s; }
+
+  // Half queue pairs, set up before the run. WRITE and SEND data flows from a send half to the peer's receive
+  // half; a READ's requester holds a receive half (read_requester) and the responder a send half
+  // (read_responder) that starts when a READ request arrives.
+  uint32_t add_send_qp(const SendQpInit& init);
+  uint32_t add_recv_qp(const RecvQpInit& init);
   void set_recv_peer(uint32_t recv_qpn, uint32_t send_qpn) { recv_[recv_qpn].src_qpn = send_qpn; }
-  // Starts a flow that waited for another (FlowSpec::after), now.
-  void start_now(uint32_t send_qpn) { sim_.at(sim_.now(), this, kEvStart, send_qpn); }
+
+  // Work requests. A post names the time the application rings the doorbell (now or later); the message's
+  // record is this NIC's (see records()). `id`: the record's flow id if known now (setup), else kUnnumbered.
+  // WRITE, WRITE with immediate and SEND go on a send half; READ on a read-requester receive half.
+  static constexpr uint32_t kUnnumbered = UINT32_MAX;
+  void post_send(uint32_t send_qpn, const WorkRequest& wr, Time at, uint32_t id = kUnnumbered);
+  void post_read(uint32_t recv_qpn, const WorkRequest& wr, Time at, uint32_t id = kUnnumbered);
+  // Posts `count` receive buffers (ibv_post_recv) on a receive half at `at`: each SEND that arrives takes one.
+  void post_recv(uint32_t recv_qpn, int count, Time at);
 
   const NicCounters& counters() const { return cnt_; }
   bool is_switch() const override { return false; }
   const PauseState& pause_state() const { return pause_states_[0]; }
-  // For tests: drop the next data packet this NIC would send with this PSN on this flow (once).
-  void inject_drop(uint32_t flow, uint32_t psn) { drops_.push_back({flow, psn}); }
-  // The current rate of the send QP of `flow` (for time series and tests).
+  // The messages this NIC requested, in posting order.
+  const std::vector<FlowRecord>& records() const { return records_; }
+  // What the receive half has taken in order, in payload bytes (for records and time series).
+  int64_t delivered(uint32_t recv_qpn) const { return recv_[recv_qpn].delivered; }
+  // Retransmissions and CNPs of a READ responder's send half (the requester holds the record).
+  std::pair<int64_t, int64_t> responder_counters(uint32_t send_qpn) const {
+    return {sq_side_[send_qpn].retransmits, sq_side_[send_qpn].cnps};
+  }
+  // For tests: drop the next data packet this NIC would send with this PSN on this send half (once).
+  void inject_drop(uint32_t send_qpn, uint32_t psn) { drops_.push_back({send_qpn, psn}); }
+  // The current rate of a send half (for time series and tests).
   Rate qp_rate(uint32_t send_qpn) const { return send_[send_qpn].cc->rate; }
   int64_t injected_drops() const { return injected_; }
 
   void arm(CongestionControl* cc, Time at, uint32_t id) override;
 
  private:
-  enum : uint32_t { kEvStart = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer, kEvReadStart, kEvReadRto };
+  enum : uint32_t { kEvPost = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer, kEvReadRto, kEvCqe };
 
-  // Two cache lines, aligned: the vector's entries would otherwise straddle three.
+  static constexpr uint32_t kNoRecord = UINT32_MAX;
+  // A message on a half queue pair, in PSN order: packets first_psn .. end_psn - 1.
+  struct QpMessage {
+    uint32_t first_psn = 0;
+    uint32_t end_psn = 0;
+    int64_t size = 0;
+    uint32_t record = kNoRecord;  // index into records_, or none (a READ responder's)
+    uint32_t flow = 0;            // what its packets carry as Packet::flow (the RETH R_Key): the flow id
+    RdmaOp op = RdmaOp::kWrite;
+    bool signaled = false;
+    uint64_t wr_id = 0;
+  };
+
+  // Two cache lines, aligned: the vector's entries would otherwise straddle three. The message being sent
+  // (the one next_psn is in) is cached here: tx_first .. tx_end, tx_size, op, tx_flow.
   struct alignas(64) SendQp {
-    uint32_t flow = 0;
+    uint32_t tx_flow = 0;
     uint32_t dst = 0;
     uint32_t dst_qpn = 0;
-    uint32_t npkts = 0;
+    uint32_t end_psn = 0;  // one past the last PSN posted
     uint32_t next_psn = 0;
     uint32_t acked = 0;  // packets acknowledged (cumulative)
     uint32_t high = 0;   // one past the highest PSN ever sent
-    int64_t size = 0;
+    uint32_t tx_first = 0;
+    uint32_t tx_end = 0;
+    int64_t tx_size = 0;
     uint8_t prio = 0;
     uint8_t dscp = 0;
     uint16_t sport = 0;
@@ -98,12 +168,22 @@ class Nic final : public Node, public CcTimers {
     Time last_tx;           // when the QP last started a packet
     int32_t last_wire = 0;  // its wire bytes
     Time next_send;         // last_tx + last_wire x 8 / rate, at the current rate (see pacing_changed)
-    Time hold_until;        // after a receiver-not-ready NAK: no sending before this
+    Time hold_until;        // after a receiver-not-ready NAK, or until the send engine has the work request
     Time rto_deadline;
     std::unique_ptr<CongestionControl> cc;
   };
+  // What a send half needs beyond the hot path: its messages (those not yet acknowledged, from `head`), its
+  // owner, and the counters of a READ responder.
+  struct SendSide {
+    std::vector<QpMessage> msgs;
+    size_t head = 0;  // the oldest message not yet acknowledged
+    size_t tx = 0;    // the message next_psn is in
+    uint32_t owner = 0, handle = 0, conn = 0;
+    int64_t posted_bytes = 0;  // of all messages posted (a message's offset on the QP)
+    int64_t acked_bytes = 0;
+    int64_t retransmits = 0, cnps = 0;
+  };
   struct RecvQp {
-    uint32_t flow = 0;
     uint32_t src = 0;
     uint32_t src_qpn = 0;
     uint32_t expected = 0;
@@ -111,12 +191,32 @@ class Nic final : public Node, public CcTimers {
     uint32_t ce_since_ack = 0;
     bool nak_sent = false;
     bool cnp_ever = false;
-    Time last_cnp;
-    bool read = false;  // the requester of a READ: takes responses, sends no ACKs
+    bool read = false;  // the requester of READs: takes responses, sends no ACKs
+    bool notify_landed = false;
     uint8_t prio = 0;
-    Time recv_posted;  // SEND: receiver not ready before this
-    Time deadline;     // READ: re-request if no response advances before this
+    uint16_t sport = 0;
+    Time last_cnp;
+    int64_t delivered = 0;  // payload bytes taken in order
+    int64_t msg_bytes = 0;  // of the message being received
+    int64_t credits = 0;    // posted receives not yet taken by a SEND
+    uint64_t received = 0;  // messages completed here (kRecv, kLanded)
+    Time deadline;          // READ: re-request if no response advances before this
     bool rto_armed = false;
+    uint32_t owner = 0, handle = 0, conn = 0;
+    // READ requester: the READs posted, from the oldest outstanding (read_head); read_end is the next PSN.
+    std::vector<QpMessage> reads;
+    size_t read_head = 0;
+    uint32_t read_end = 0;
+    int64_t posted_bytes = 0;
+  };
+  // A work request or receive posted for a later time (kEvPost's argument indexes these).
+  struct PendingPost {
+    enum Kind : uint8_t { kSend, kRead, kRecv } kind = kSend;
+    uint32_t qpn = 0;
+    WorkRequest wr;
+    uint32_t record = kNoRecord;
+    int count = 0;             // kRecv: receives posted
+    bool engine_slot = false;  // the send engine's turn for it has been taken (wqe_gap)
   };
 
   void receive(Packet* p) override;
@@ -131,16 +231,39 @@ class Nic final : public Node, public CcTimers {
   void try_send();
   bool send_data(SendQp& q, uint32_t qpn);
   void activate(uint32_t qpn);
+  bool window_full(const SendQp& q) const {
+    return q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window;
+  }
   // Queues an ACK, NAK or CNP; `about` is the data packet that caused it (ACKs echo its time and telemetry).
   // Everything is filled in before the packet is queued: it may leave at once.
-  void send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn,
-                 CtrlExtra extra = {});
+  void send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t psn, CtrlExtra extra = {});
   void on_data(Packet* p);
+  void on_read_response(RecvQp& r, const Packet* p);
+  void message_received(RecvQp& r, uint8_t opcode);
   void on_ack(Packet* p);
+  // Resends from `psn` (go-back-N, IBTA vol 1, 9.7.5.1.1): counts the packets sent again, rewinds the message
+  // being sent, and restarts the timeout.
   void go_back(SendQp& q, uint32_t psn, uint32_t qpn);
   void arm_rto(SendQp& q, uint32_t qpn);
-  void send_read_request(RecvQp& r, uint32_t psn);
+  void send_read_request(RecvQp& r, const QpMessage& m, uint32_t psn);
   void on_read_request(Packet* p);
+  // Makes the message next_psn is in the one being sent (after next_psn moved past it, or back).
+  void seek_tx(SendQp& q, uint32_t qpn);
+  // The record that counts a send half's events now (its oldest message's), or nullptr (a READ responder's).
+  FlowRecord* head_record(uint32_t qpn);
+  // A post's moment: the NIC has the work request (kEvPost).
+  void on_post(uint32_t index);
+  QpMessage message(uint32_t first_psn, const WorkRequest& wr, uint32_t record) const;
+  void start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record);
+  void start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record);
+  uint32_t new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, const WorkRequest& wr, uint32_t id,
+                      Time at);
+  // The message is complete at the requester: its record, the run's hold on it, its completion if signaled.
+  void finish_message(const QpMessage& m, uint32_t owner, uint32_t handle);
+  void compact(SendSide& side);
+  // Reports a completion to the owner, after the current event (kEvCqe), so that the application's reaction
+  // never runs inside the NIC's own bookkeeping.
+  void complete(uint32_t owner, const Completion& c);
   // After the congestion control may have changed the rate: recompute when the QP may send next.
   void pacing_changed(SendQp& q) { q.next_send = q.last_tx + q.cc->rate.tx_time(Bytes(q.last_wire)); }
   // An event at `t`, unless one is due by then already.
@@ -169,7 +292,7 @@ class Nic final : public Node, public CcTimers {
   std::vector<SendQp> send_;
   std::vector<uint32_t> active_;  // round-robin list of send QPs with packets to send
   size_t rr_ = 0;
-  FlowTable& flows_;
+  std::vector<FlowRecord> records_;
   std::vector<RecvQp> recv_;
   NicCounters cnt_;
   NicParams p_;
@@ -178,6 +301,12 @@ class Nic final : public Node, public CcTimers {
   std::optional<Time> cnp_interval_;
   std::vector<PauseState> pause_states_{1};
   LinkEnd link_;
+  std::vector<SendSide> sq_side_;
+  std::vector<PendingPost> pending_;
+  std::vector<std::pair<uint32_t, Completion>> cq_;  // completions not yet reported, oldest at cq_head_
+  size_t cq_head_ = 0;
+  Time wqe_free_;  // when the send engine can take the next work request
+  CompletionSink* sink_ = nullptr;
   std::vector<std::pair<uint32_t, uint32_t>> drops_;
   int64_t injected_ = 0;
 };

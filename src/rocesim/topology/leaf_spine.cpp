@@ -53,8 +53,10 @@ TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx, const s
   // Servers: hosts_per_leaf per leaf, or per group of `nics` leaves with rail.
   const int64_t servers = p.rail ? p.leaves / nics * p.hosts_per_leaf : p.leaves * p.hosts_per_leaf;
   for (int64_t s = 0; s < servers; ++s) {
+    g.server_names.push_back("host" + std::to_string(s));
     for (int64_t k = 0; k < nics; ++k) {
       g.add_node("host" + std::to_string(s) + (nics > 1 ? ".nic" + std::to_string(k) : ""), true);
+      g.endpoint_server.push_back(static_cast<int>(s));
     }
   }
   std::vector<int> leaves, spines;

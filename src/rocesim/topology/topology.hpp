@@ -37,7 +37,11 @@ struct TopologyGraph {
   std::string type;
   std::vector<TopoNode> nodes;
   std::vector<TopoLink> links;
-  std::vector<int> hosts;             // host index -> node index
+  std::vector<int> hosts;  // host (NIC endpoint) index -> node index
+  // Servers holding several NICs: endpoint -> server index, and the servers' names. Empty: every endpoint is a
+  // server of its own, named as its node.
+  std::vector<int> endpoint_server;
+  std::vector<std::string> server_names;
   nlohmann::json resolved;            // the parameters as used, for summary.json
   std::vector<std::string> warnings;  // inputs the builder read but rocesim cannot honour
 

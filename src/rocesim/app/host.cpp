@@ -1,0 +1,50 @@
+#include "rocesim/app/host.hpp"
+
+#include <stdexcept>
+
+namespace rocesim {
+
+void Host::post(uint32_t qp, const WorkRequest& wr, Time at, uint32_t id) {
+  const QpEnd& q = qps_[qp];
+  const Time when = std::max(at, sim_.now());
+  if (wr.op == RdmaOp::kRead) {
+    if (q.read < 0) {
+      throw std::logic_error(name_ + ": a READ on a queue pair connected without reads");
+    }
+    nics_[q.nic]->post_read(static_cast<uint32_t>(q.read), wr, when, id);
+  } else {
+    if (q.send < 0) {
+      throw std::logic_error(name_ + ": a send on a queue pair connected without that direction");
+    }
+    nics_[q.nic]->post_send(static_cast<uint32_t>(q.send), wr, when, id);
+  }
+}
+
+void Host::post_recv(uint32_t qp, int count, Time at) {
+  const QpEnd& q = qps_[qp];
+  if (q.recv < 0) {
+    throw std::logic_error(name_ + ": a receive on a queue pair the peer does not send on");
+  }
+  nics_[q.nic]->post_recv(static_cast<uint32_t>(q.recv), count, std::max(at, sim_.now()));
+}
+
+void Host::after(Time delay, uint32_t app, uint64_t cookie) {
+  uint32_t slot;
+  if (free_timers_.empty()) {
+    slot = static_cast<uint32_t>(timers_.size());
+    timers_.push_back({app, cookie});
+  } else {
+    slot = free_timers_.back();
+    free_timers_.pop_back();
+    timers_[slot] = {app, cookie};
+  }
+  sim_.after(delay, this, 0, slot);
+}
+
+void Host::handle_event(uint32_t, uint64_t arg) {
+  const auto [app, cookie] = timers_[arg];
+  free_timers_.push_back(static_cast<uint32_t>(arg));
+  apps_[app]->on_timer(*this, cookie);
+}
+
+}  // namespace rocesim
