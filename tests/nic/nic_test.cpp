@@ -137,15 +137,15 @@ TEST(Transport, ALoneQueuePairCostsOneSenderEventPerFrame) {
   // hand: the flow's start; after each of the first 9 frames one wake-up when the sender's port frees (the QP may
   // send again at once), and none after the last (all sent); 10 data arrivals at the leaf and 10 at host 1, and
   // the ACK's arrival at each; 9 tx-done events at the leaf's port to host 1 (the first frame carries the 16-byte
-  // RETH, so that port stays 1.28 ns behind the arrivals and each later frame finds it busy). The run ends with
-  // the flow, before the retransmission timer's event. Before the NIC woke only when it could send, each frame
-  // cost it a tx-done event: 10 instead of 9.
+  // RETH, so that port stays 1.28 ns behind the arrivals and each later frame finds it busy); and the
+  // completion reported to the flows application. The run ends with it, before the retransmission timer's event. Before
+  // the NIC woke only when it could send, each frame cost it a tx-done event: 10 instead of 9.
   auto s = test::make_sim(kOneLeaf);
   Network& net = s->net();
   const uint32_t id = net.add_flow(test::write_flow(0, 1, Bytes(10'000), Time(), 3));
   s->run();
   ASSERT_TRUE(net.flows()[id].done);
-  EXPECT_EQ(s->sim().events(), 1u + 9u + (10u + 1u) + (10u + 1u) + 9u);
+  EXPECT_EQ(s->sim().events(), 1u + 9u + (10u + 1u) + (10u + 1u) + 9u + 1u);
 }
 
 }  // namespace rocesim

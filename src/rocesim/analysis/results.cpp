@@ -142,8 +142,37 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
     }
   }
   j["workloads"] = per_workload;
+  for (const auto& r : s.reports()) {
+    const nlohmann::json part = r->summary();
+    for (const auto& [key, value] : part.items()) {
+      if (j.contains(key) && j[key].is_array() && value.is_array()) {
+        for (const auto& v : value) {
+          j[key].push_back(v);
+        }
+      } else {
+        j[key] = value;
+      }
+    }
+  }
   j["scenario"] = s.resolved();
   return j;
+}
+
+std::vector<std::pair<std::string, std::string>> report_files(const Simulation& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& r : s.reports()) {
+    for (auto& [name, content] : r->files()) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto& f) { return f.first == name; });
+      if (it == out.end()) {
+        out.push_back({name, content});
+      } else if (name.size() > 4 && name.substr(name.size() - 4) == ".csv") {
+        it->second += content.substr(content.find('\n') + 1);  // one header
+      } else {
+        it->second += content;
+      }
+    }
+  }
+  return out;
 }
 
 std::string flows_csv(const Network& net) {

@@ -22,6 +22,8 @@ struct RunInfo {
 
 nlohmann::json summary_json(Simulation& s, const RunInfo& info);
 std::string flows_csv(const Network& net);
+// The files of the workloads' reports (perftest.txt, ...), same-named ones joined.
+std::vector<std::pair<std::string, std::string>> report_files(const Simulation& s);
 std::string ports_csv(const Network& net, Time now);
 std::string nics_csv(const Network& net, Time now);
 // FCT slowdown per flow-size bucket (p50/p95/p99, the layout of the HPCC paper's figures): rows of

@@ -20,7 +20,7 @@ void Host::post(uint32_t qp, const WorkRequest& wr, Time at, uint32_t id) {
   }
 }
 
-void Host::post_recv(uint32_t qp, int count, Time at) {
+void Host::post_recv(uint32_t qp, int64_t count, Time at) {
   const QpEnd& q = qps_[qp];
   if (q.recv < 0) {
     throw std::logic_error(name_ + ": a receive on a queue pair the peer does not send on");

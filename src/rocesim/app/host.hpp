@@ -56,7 +56,7 @@ class Host final : public EventHandler, public CompletionSink {
   void post(uint32_t qp, const WorkRequest& wr, Time at, uint32_t id = Nic::kUnnumbered);
   void post(uint32_t qp, const WorkRequest& wr) { post(qp, wr, sim_.now()); }
   // Posts `count` receive buffers for SENDs on the queue pair, at `at`.
-  void post_recv(uint32_t qp, int count, Time at);
+  void post_recv(uint32_t qp, int64_t count, Time at);
 
   // Calls app.on_timer(cookie) after `delay` (the application's compute time, a think time).
   void after(Time delay, uint32_t app, uint64_t cookie);

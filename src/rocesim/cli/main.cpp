@@ -105,6 +105,11 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
   if (const TimeSeries* ts = s.timeseries()) {
     w.stage("timeseries.csv", ts->csv());
   }
+  std::string report_names;
+  for (const auto& [name, content] : report_files(s)) {
+    w.stage(name, content);
+    report_names += ", " + name;
+  }
   if (Capture* cap = s.capture()) {
     w.stage(cap->params().file, cap->pcap());
   }
@@ -115,7 +120,7 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
                : path.empty()       ? kDefaultScenarioName
                                     : path);
     fmt::print("{}", summary_table(summary));
-    std::string extra;
+    std::string extra = report_names;
     if (s.timeseries()) {
       extra += ", timeseries.csv";
     }

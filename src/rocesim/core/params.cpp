@@ -54,8 +54,10 @@ bool ParamTraits<bool>::parse(const std::string& s) {
   throw UnitError{"bad boolean '" + s + "' (use true or false)"};
 }
 
-std::vector<int64_t> ParamTraits<std::vector<int64_t>>::parse(const std::string& s) {
-  std::vector<int64_t> out;
+namespace {
+// The items of "[a, b]" or "a, b", trimmed.
+std::vector<std::string> list_items(const std::string& s) {
+  std::vector<std::string> out;
   std::string body = s;
   if (!body.empty() && body.front() == '[') {
     body = body.substr(1);
@@ -71,9 +73,42 @@ std::vector<int64_t> ParamTraits<std::vector<int64_t>>::parse(const std::string&
     if (b == std::string::npos) {
       continue;
     }
-    out.push_back(ParamTraits<int64_t>::parse(item.substr(b, e - b + 1)));
+    out.push_back(item.substr(b, e - b + 1));
   }
   return out;
+}
+}  // namespace
+
+std::vector<int64_t> ParamTraits<std::vector<int64_t>>::parse(const std::string& s) {
+  std::vector<int64_t> out;
+  for (const auto& item : list_items(s)) {
+    out.push_back(ParamTraits<int64_t>::parse(item));
+  }
+  return out;
+}
+
+std::vector<Bytes> ParamTraits<std::vector<Bytes>>::parse(const std::string& s) {
+  std::vector<Bytes> out;
+  for (const auto& item : list_items(s)) {
+    out.push_back(parse_bytes(item));
+  }
+  return out;
+}
+
+nlohmann::json ParamTraits<std::vector<Bytes>>::dump(const std::vector<Bytes>& v) {
+  nlohmann::json j = nlohmann::json::array();
+  for (Bytes b : v) {
+    j.push_back(to_string(b));
+  }
+  return j;
+}
+
+std::string ParamTraits<std::vector<Bytes>>::text(const std::vector<Bytes>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    s += (i ? ", " : "") + to_string(v[i]);
+  }
+  return s + "]";
 }
 
 std::string ParamTraits<std::vector<int64_t>>::text(const std::vector<int64_t>& v) {

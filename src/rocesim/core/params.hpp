@@ -105,18 +105,27 @@ struct ParamTraits<std::vector<int64_t>> {
   static std::string text(const std::vector<int64_t>& v);
 };
 
+template <>
+struct ParamTraits<std::vector<Bytes>> {
+  static constexpr const char* type = "list of sizes";
+  static constexpr const char* unit = "B, KB, KiB..";
+  static std::vector<Bytes> parse(const std::string& s);  // "[2B, 64KiB]" or "2B,64KiB"
+  static nlohmann::json dump(const std::vector<Bytes>& v);
+  static std::string text(const std::vector<Bytes>& v);
+};
+
 // Reads a value of type V from a YAML node; throws InputError naming `key`.
 template <class V>
 V read_value(const YAML::Node& n, const ParseCtx& ctx, const std::string& key) {
   try {
-    if constexpr (std::is_same_v<V, std::vector<int64_t>>) {
+    if constexpr (std::is_same_v<V, std::vector<int64_t>> || std::is_same_v<V, std::vector<Bytes>>) {
       if (n.IsSequence()) {
-        std::vector<int64_t> out;
+        V out;
         for (const auto& item : n) {
           if (!item.IsScalar()) {
-            throw UnitError{"expected a list of integers"};
+            throw UnitError{std::string("expected a ") + ParamTraits<V>::type};
           }
-          out.push_back(ParamTraits<int64_t>::parse(item.Scalar()));
+          out.push_back(ParamTraits<typename V::value_type>::parse(item.Scalar()));
         }
         return out;
       }

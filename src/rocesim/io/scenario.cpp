@@ -210,6 +210,11 @@ void Simulation::build() {
         f.workload = static_cast<uint16_t>(i);
         net_->add_flow(f);
       }
+      if (w.install) {
+        if (auto report = w.install(*net_, static_cast<uint16_t>(i))) {
+          reports_.push_back(std::move(report));
+        }
+      }
       workloads.push_back(w.resolved);
       workload_flows_.push_back(w.flows.size());
     }

@@ -18,6 +18,7 @@
 #include "rocesim/nic/nic.hpp"
 #include "rocesim/switch/switch.hpp"
 #include "rocesim/topology/topology.hpp"
+#include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
 
@@ -78,6 +79,8 @@ class Simulation {
   // The sampled time series, if the scenario asked for one.
   const TimeSeries* timeseries() const { return timeseries_ && timeseries_->enabled() ? timeseries_.get() : nullptr; }
   const HpccOutputs* hpcc_outputs() const { return hpcc_.get(); }
+  // What workloads' applications measured beyond the flows (perftest), in workload order.
+  const std::vector<std::shared_ptr<WorkloadReport>>& reports() const { return reports_; }
   // Flows each workload created.
   const std::vector<size_t>& workload_flow_counts() const { return workload_flows_; }
   // Runs to the stop time or until every flow has finished. Returns the wall time in seconds.
@@ -92,6 +95,7 @@ class Simulation {
   std::unique_ptr<TimeSeries> timeseries_;
   std::unique_ptr<HpccOutputs> hpcc_;
   std::vector<size_t> workload_flows_;
+  std::vector<std::shared_ptr<WorkloadReport>> reports_;
   nlohmann::json resolved_;
 };
 

@@ -33,6 +33,10 @@ const Schema<NicParams>& NicParams::schema() {
         .add(&NicParams::wqe_gap, "wqe_gap", "0ns",
              "send-engine time per work request; the NIC's message rate is 1 / wqe_gap (ConnectX-6: 215 M "
              "messages/s, about 4.65 ns; NVIDIA ConnectX-6 EN user manual, Introduction)")
+        .add(&NicParams::max_rd_atomic, "max_rd_atomic", "16",
+             "READs outstanding per QP: further READs wait at the requester, and the responder keeps that many "
+             "for re-requests (IBTA max_rd_atomic / max_dest_rd_atomic; ConnectX reports max_qp_rd_atom 16)",
+             in_range<int64_t>(1, 256), "messages")
         .reserved("cc", "congestion control, see nic.cc.*");
     return sc;
   }();
@@ -120,7 +124,7 @@ void Nic::post_read(uint32_t recv_qpn, const WorkRequest& wr, Time at, uint32_t 
   sim_.at(at + p_.wqe_fetch, this, kEvPost, pending_.size() - 1);
 }
 
-void Nic::post_recv(uint32_t recv_qpn, int count, Time at) {
+void Nic::post_recv(uint32_t recv_qpn, int64_t count, Time at) {
   pending_.push_back(PendingPost{PendingPost::kRecv, recv_qpn, WorkRequest{}, kNoRecord, count, false});
   sim_.at(at, this, kEvPost, pending_.size() - 1);
 }
@@ -198,7 +202,15 @@ void Nic::start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record) {
     r.rto_armed = true;
     sim_.at(r.deadline, this, kEvReadRto, qpn);
   }
-  send_read_request(r, r.reads.back(), m.first_psn);
+  issue_reads(r);
+}
+
+// Sends the requests of waiting READs while fewer than max_rd_atomic are outstanding.
+void Nic::issue_reads(RecvQp& r) {
+  while (r.read_next < r.reads.size() && r.read_next - r.read_head < static_cast<size_t>(p_.max_rd_atomic)) {
+    const QpMessage& m = r.reads[r.read_next++];
+    send_read_request(r, m, m.first_psn);
+  }
 }
 
 void Nic::arm(CongestionControl* cc, Time at, uint32_t id) {
@@ -219,6 +231,7 @@ void Nic::complete(uint32_t owner, const Completion& c) {
   if (!sink_) {
     return;
   }
+  sim_.hold();  // the run goes on until the application has heard of it
   cq_.push_back({owner, c});
   sim_.at(sim_.now(), this, kEvCqe);
 }
@@ -290,6 +303,7 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
         cq_head_ = 0;
       }
       sink_->on_completion(owner, c);
+      sim_.release();
       break;
     }
     default:
@@ -409,7 +423,8 @@ void Nic::send_read_request(RecvQp& r, const QpMessage& m, uint32_t psn) {
 }
 
 // The responder's side of a READ: a request for the next PSN is a new READ (its length from the RETH); one for
-// an earlier PSN asks again from there. Responses before the requested PSN have arrived, so they are let go.
+// an earlier PSN asks again from there. It keeps the last max_rd_atomic READs: the requester has no more
+// outstanding, so older ones are complete there.
 void Nic::on_read_request(Packet* p) {
   const uint32_t qpn = p->qpn;
   SendQp& q = send_[qpn];
@@ -431,7 +446,7 @@ void Nic::on_read_request(Packet* p) {
     side.retransmits += q.next_psn - p->psn;
     q.next_psn = p->psn;
   }
-  while (side.head + 1 < side.msgs.size() && side.msgs[side.head].end_psn <= p->psn) {
+  while (side.msgs.size() - side.head > static_cast<size_t>(p_.max_rd_atomic)) {
     ++side.head;
   }
   compact(side);
@@ -724,8 +739,10 @@ void Nic::on_read_response(RecvQp& r, const Packet* p) {
       const QpMessage m = r.reads[r.read_head++];
       if (r.read_head >= 64 && r.read_head * 2 >= r.reads.size()) {
         r.reads.erase(r.reads.begin(), r.reads.begin() + static_cast<std::ptrdiff_t>(r.read_head));
+        r.read_next -= r.read_head;
         r.read_head = 0;
       }
+      issue_reads(r);
       finish_message(m, r.owner, r.handle);
     }
   } else if (p->psn > r.expected && !r.nak_sent && r.read_head < r.reads.size()) {

@@ -20,10 +20,11 @@ struct NicParams {
   int64_t ack_priority = 0;
   int64_t cnp_priority = 0;
   Time rnr_timer;
-  Time tx_pipeline;  // from the NIC's send engine to the wire, per packet
-  Time rx_pipeline;  // from the wire to host memory (and the receive engine), per packet
-  Time wqe_fetch;    // from a doorbell to the NIC holding the work request (MMIO write, DMA read of the WQE)
-  Time wqe_gap;      // the send engine's time per work request: its message rate is 1 / wqe_gap
+  Time tx_pipeline;           // from the NIC's send engine to the wire, per packet
+  Time rx_pipeline;           // from the wire to host memory (and the receive engine), per packet
+  Time wqe_fetch;             // from a doorbell to the NIC holding the work request (MMIO write, DMA read of the WQE)
+  Time wqe_gap;               // the send engine's time per work request: its message rate is 1 / wqe_gap
+  int64_t max_rd_atomic = 0;  // READs a requester has outstanding per QP; the responder keeps as many
   static const Schema<NicParams>& schema();
 };
 
@@ -107,7 +108,7 @@ class Nic final : public Node, public CcTimers {
   void post_send(uint32_t send_qpn, const WorkRequest& wr, Time at, uint32_t id = kUnnumbered);
   void post_read(uint32_t recv_qpn, const WorkRequest& wr, Time at, uint32_t id = kUnnumbered);
   // Posts `count` receive buffers (ibv_post_recv) on a receive half at `at`: each SEND that arrives takes one.
-  void post_recv(uint32_t recv_qpn, int count, Time at);
+  void post_recv(uint32_t recv_qpn, int64_t count, Time at);
 
   const NicCounters& counters() const { return cnt_; }
   bool is_switch() const override { return false; }
@@ -206,6 +207,7 @@ class Nic final : public Node, public CcTimers {
     // READ requester: the READs posted, from the oldest outstanding (read_head); read_end is the next PSN.
     std::vector<QpMessage> reads;
     size_t read_head = 0;
+    size_t read_next = 0;  // the first READ whose request has not gone out (max_rd_atomic)
     uint32_t read_end = 0;
     int64_t posted_bytes = 0;
   };
@@ -215,7 +217,7 @@ class Nic final : public Node, public CcTimers {
     uint32_t qpn = 0;
     WorkRequest wr;
     uint32_t record = kNoRecord;
-    int count = 0;             // kRecv: receives posted
+    int64_t count = 0;         // kRecv: receives posted
     bool engine_slot = false;  // the send engine's turn for it has been taken (wqe_gap)
   };
 
@@ -246,6 +248,7 @@ class Nic final : public Node, public CcTimers {
   void go_back(SendQp& q, uint32_t psn, uint32_t qpn);
   void arm_rto(SendQp& q, uint32_t qpn);
   void send_read_request(RecvQp& r, const QpMessage& m, uint32_t psn);
+  void issue_reads(RecvQp& r);
   void on_read_request(Packet* p);
   // Makes the message next_psn is in the one being sent (after next_psn moved past it, or back).
   void seek_tx(SendQp& q, uint32_t qpn);

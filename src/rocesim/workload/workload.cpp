@@ -3,9 +3,10 @@
 namespace rocesim {
 
 const Registry<WorkloadGenerator>& workload_registry() {
-  static const Registry<WorkloadGenerator> r("workload", "",
-                                             {poisson_workload(), incast_workload(), permutation_workload(),
-                                              all_to_all_workload(), flow_file_workload(), hpcc_flows_workload()});
+  static const Registry<WorkloadGenerator> r(
+      "workload", "",
+      {poisson_workload(), incast_workload(), permutation_workload(), all_to_all_workload(), flow_file_workload(),
+       hpcc_flows_workload(), perftest_workload()});
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,11 +25,27 @@ struct WorkloadContext {
   std::vector<int> node_host;   // topology node index -> host index, -1 for switches
 };
 
-// One generator's output: its flows, and its parameters as used (for summary.json). A flow's `after` is the index
-// of another flow in this list.
+class Network;
+
+// What a workload's applications measured beyond the flow records (perftest's tables), as file contents for the
+// output writer and a part of summary.json. Read after the run.
+class WorkloadReport {
+ public:
+  virtual ~WorkloadReport() = default;
+  // (file name, content); files of the same name from several workloads are joined (a CSV keeps one header).
+  virtual std::vector<std::pair<std::string, std::string>> files() const = 0;
+  // An object whose keys are joined into summary.json (arrays of several workloads are concatenated).
+  virtual nlohmann::json summary() const = 0;
+};
+
+// One generator's output: its flows, its parameters as used (for summary.json), and the applications it runs
+// instead of (or beside) flows. A flow's `after` is the index of another flow in this list.
 struct WorkloadFlows {
   std::vector<FlowSpec> flows;
   nlohmann::json resolved;
+  // Installs the workload's applications on the network's servers before the run (connections, first posts);
+  // `workload` is the workload's index. May return a report (nullptr if none).
+  std::function<std::shared_ptr<WorkloadReport>(Network& net, uint16_t workload)> install;
 };
 
 // A generator: the workload's mapping (of its type) at `path` to flows.
@@ -47,6 +64,7 @@ WorkloadEntry permutation_workload();
 WorkloadEntry all_to_all_workload();
 WorkloadEntry flow_file_workload();
 WorkloadEntry hpcc_flows_workload();
+WorkloadEntry perftest_workload();
 
 // Reads the HPCC ns-3 simulator's flow file (count, then `src dst pg dport size start_s` lines, node ids).
 std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& file, const std::vector<int>& node_host);
