@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -35,6 +37,21 @@ TEST(Examples, EveryScenarioFileRunsAtASmallSize) {
     ++n;
   }
   EXPECT_GE(n, 5);
+}
+
+TEST(Examples, PerftestScenarioWritesPerftestsTables) {
+  const auto out = tmp("perftest");
+  ASSERT_EQ(
+      sh(std::string(ROCESIM_BINARY) + " run " + ROCESIM_SOURCE_DIR + "/scenarios/perftest.yaml -q -o " + out.string()),
+      0);
+  std::ifstream in(out / "perftest.txt");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_NE(ss.str().find("t_typical[usec]"), std::string::npos);
+  // 2-byte ib_write_lat on that scenario: 636.32 ns (docs/model.md, "NIC latency").
+  EXPECT_NE(ss.str().find("\n 2       1000          0.64 "), std::string::npos) << ss.str();
+  EXPECT_TRUE(std::filesystem::exists(out / "perftest.csv"));
+  std::filesystem::remove_all(out);
 }
 
 TEST(Examples, PlotScriptWritesThePictures) {
