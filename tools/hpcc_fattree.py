@@ -2,7 +2,8 @@
 """Writes the 320-host fat-tree of the HPCC ns-3 simulator's examples in that simulator's topology format.
 
 16 core, 20 aggregation and 20 ToR switches in 5 pods of 4 ToR + 4 aggregation switches; 16 hosts per ToR;
-100G host links and 400G switch links, 1 us each (ground-truth.md 3.2: 376 nodes, 56 switches, 480 links).
+100G host links and 400G switch links, 1 us each (HPCC repository simulation/mix/fat.txt: 376 nodes, 56
+switches, 480 links).
 Hosts are nodes 0..319 (host h under ToR h // 16), then ToRs 320..339, aggregation 340..359, cores 360..375.
 Each ToR links to the 4 aggregation switches of its pod; aggregation switch j of a pod links to cores 4j..4j+3.
 

@@ -116,7 +116,7 @@ TEST(Params, DelayAndCableLengthExcludeEachOther) {
 TEST(Params, SwitchPresetsGiveDefaultsThatTheScenarioCanOverride) {
   const Scenario onyx = parse_scenario(
       std::string(kMinimal) + "switch: {preset: nvidia-roce-lossless, ecn: {kmax: 2MB}}\n", "t.yaml", ".", {});
-  EXPECT_EQ(onyx.sw.ecn.kmin, Bytes(150'000));    // from the preset (ground-truth.md 2.3)
+  EXPECT_EQ(onyx.sw.ecn.kmin, Bytes(150'000));    // from the preset (NVIDIA Onyx "RoCE Commands")
   EXPECT_EQ(onyx.sw.ecn.kmax, Bytes(2'000'000));  // the scenario wins
   EXPECT_EQ(onyx.sw.ecn.pmax, 1.0);
   EXPECT_EQ(onyx.sw.ets.strict, std::vector<int64_t>{6});

@@ -1,4 +1,5 @@
-// Frame building and parsing (ground-truth.md 5.1 and 6), with known answers for the CRCs.
+// Frame building and parsing (IEEE 802.1Qbb; IBTA RoCEv2 annex A17;
+// Linux include/rdma/ib_pack.h), with known answers for the CRCs.
 #include "rocesim/net/frame.hpp"
 
 #include <gtest/gtest.h>
@@ -66,7 +67,8 @@ TEST(Frame, DataFrameHasTheModelsSizeAndParsesBack) {
 }
 
 TEST(Frame, IcrcIgnoresTheFieldsSwitchesRewrite) {
-  // DSCP/ECN and TTL are masked out of the ICRC, so marking CE in flight keeps it valid (ground-truth.md 6).
+  // DSCP/ECN and TTL are masked out of the ICRC, so marking CE in flight keeps it valid (IBTA RoCEv2 annex
+  // A17, the ICRC invariant fields).
   Packet a = data_packet(), b = data_packet();
   a.ecn = wire::kEct0;
   b.ecn = wire::kCe;

@@ -1,4 +1,4 @@
-// DCQCN in a network: fairness and the standing queue against the fluid model (ground-truth.md 1.4).
+// DCQCN in a network: fairness and the standing queue against the fluid model (Zhu et al., CoNEXT 2016).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -59,7 +59,7 @@ TEST(DcqcnFabric, TwoFlowsThroughOneBottleneckShareEqually) {
 }
 
 TEST(DcqcnFabric, StandingQueueGrowsWithTheNumberOfFlows) {
-  // Fluid model at 40G (ground-truth.md 1.4): q* ~ 23 KB (N=2), 158 KB (N=10), about Kmax = 200 KB (N=20).
+  // Fluid model at 40G (Zhu et al., CoNEXT 2016): q* ~ 23 KB (N=2), 158 KB (N=10), about Kmax = 200 KB (N=20).
   // The simulated means (42, 75 and 97 KB when this test was written) are of that order and, like the model,
   // grow with N; all stay below Kmax.
   const Outcome q2 = run_bottleneck(2), q10 = run_bottleneck(10), q20 = run_bottleneck(20);

@@ -1,4 +1,5 @@
-// DCQCN reaction point against hand-computed values (ground-truth.md 1.1, 1.5 and 2.1).
+// DCQCN reaction point against hand-computed values (Zhu et al., SIGCOMM 2015;
+// HPCC rdma-hw.cc; NVIDIA DOCA "DCQCN CC Parameters").
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -119,7 +119,7 @@ TEST(Pfc, HeadroomTooSmallForTheCableOverflowsEnoughDoesNot) {
 }
 
 TEST(Pfc, PauseQuantaToTime) {
-  // One quantum is 512 bit times: 5.12 ns at 100 Gb/s, 1.28 ns at 400 Gb/s (ground-truth.md 5.1).
+  // One quantum is 512 bit times: 5.12 ns at 100 Gb/s, 1.28 ns at 400 Gb/s (IEEE 802.1Qbb).
   EXPECT_EQ(pause_time(1, Rate::gbps(100)), Time::ps(5120));
   EXPECT_EQ(pause_time(65535, Rate::gbps(100)), Time::ps(335'539'200));
   EXPECT_EQ(pause_time(65535, Rate::gbps(400)), Time::ps(83'884'800));

@@ -24,7 +24,7 @@ WorkloadFlows generate(const std::string& yaml, uint32_t hosts, Time stop, uint6
 }  // namespace
 
 TEST(Cdf, MeansMatchThePublishedSummary) {
-  // ground-truth.md 4.5: means under linear interpolation.
+  // means under the linear interpolation of HPCC's traffic_gen/custom_rand.py.
   const std::map<std::string, double> mean{
       {"websearch", 1'711'250}, {"fb_hadoop", 120'421}, {"alistorage2019", 40'870}, {"googlerpc2008", 2'892}};
   for (const auto& [name, m] : mean) {

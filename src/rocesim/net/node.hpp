@@ -21,6 +21,9 @@ enum NodeEvent : uint32_t {
   kEvPauseEnd = 2,  // arg: port index << 8 | priority; a received PFC pause may have expired
   kNodeEventBase = 16,
 };
+// Every handler's kinds are below this (the calendar queue keeps a kind in six bits): each node class checks
+// its own enumeration against it at compile time.
+inline constexpr uint32_t kMaxEventKinds = CalendarQueue::kKinds;
 
 // A kEvTxDone's argument: the port in the top 16 bits and, below them, optionally the packet likely to leave
 // next. The event queue loads an argument's low 48 bits ahead as an address (CalendarQueue::prefetch), so the

@@ -130,7 +130,8 @@ class Nic final : public Node, public CcTimers {
   void arm(CongestionControl* cc, Time at, uint32_t id) override;
 
  private:
-  enum : uint32_t { kEvPost = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer, kEvReadRto, kEvCqe };
+  enum : uint32_t { kEvPost = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer, kEvReadRto, kEvCqe, kEvLast };
+  static_assert(kEvLast <= kMaxEventKinds, "event kinds fit the event queue's six bits");
 
   static constexpr uint32_t kNoRecord = UINT32_MAX;
   // A message on a half queue pair, in PSN order: packets first_psn .. end_psn - 1.

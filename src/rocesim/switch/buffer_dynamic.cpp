@@ -1,6 +1,7 @@
 // Dynamic threshold (Choudhury and Hahne, "Dynamic queue length thresholds for shared-memory packet switches";
 // Broadcom/SAI `dynamic_th`, where alpha = 2^dynamic_th): a group may hold alpha times the free shared pool.
-// The default alpha = 1/8 is SONiC's pg_lossless_100000_40m_profile (dynamic_th -3; ecosystem.md).
+// The default alpha = 1/8 is SONiC's pg_lossless_100000_40m_profile (dynamic_th -3;
+// sonic-net/sonic-buildimage src/sonic-yang-models/doc/Configuration.md).
 #include "rocesim/switch/buffer.hpp"
 
 namespace rocesim {

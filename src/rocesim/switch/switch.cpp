@@ -250,16 +250,6 @@ int64_t Switch::drops_total() const {
   return d;
 }
 
-int64_t Switch::queued_packets() const {
-  int64_t n = 0;
-  for (const auto& port : ports_) {
-    for (const auto& q : port.out) {
-      n += q.size;
-    }
-  }
-  return n;
-}
-
 // The prefetches are written here, not in a helper: GCC treats a function that only reads memory and prefetches
 // as pure, and drops a call to it whose result is unused.
 void Switch::prefetch(uint32_t kind, uint64_t arg) const {

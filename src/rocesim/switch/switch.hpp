@@ -95,17 +95,16 @@ class Switch final : public Node {
   PortPrioCounters counters(uint16_t port, int prio) const;
   const PauseState& pause_state(uint16_t port) const { return pause_states_[port]; }
   Bytes headroom(uint16_t port) const { return Bytes(ports_[port].headroom); }
-  Bytes shared_pool() const { return Bytes(shared_pool_); }
   int64_t queued_bytes(uint16_t port, int prio) const { return ports_[port].out[prio].qbytes; }
   int64_t drops_total() const;
-  int64_t queued_packets() const;
   // PFC frames this port sent that pause at least one priority, and those that only resume.
   int64_t pfc_pause_frames(uint16_t port) const { return ports_[port].pause_frames; }
   int64_t pfc_resume_frames(uint16_t port) const { return ports_[port].resume_frames; }
   uint16_t route(const Packet& p) const;
 
  private:
-  enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh };
+  enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh, kEvLast };
+  static_assert(kEvLast <= kMaxEventKinds, "event kinds fit the event queue's six bits");
 
   // Port state is grouped by what one packet touches, a cache line per group: the port's header (two lines: what
   // enqueueing and sending read, then the scheduler's state), then per class one line of egress state (its queue,
