@@ -26,10 +26,10 @@ uint32_t hpcc_ip(uint32_t i) { return 0x0b000001u + ((i / 256) << 16) + ((i % 25
 HpccOutputs::HpccOutputs(const HpccOutputParams& p, Simulator& sim, Network& net) : p_(p), sim_(sim), net_(net) {
   if (!p.pfc.empty()) {
     for (const auto& s : net.switches()) {
-      s->set_pfc_observer(this);
+      s->add_pfc_observer(this);
     }
     for (const auto& n : net.nics()) {
-      n->set_pfc_observer(this);
+      n->add_pfc_observer(this);
     }
   }
   if (!p.qlen.empty()) {
@@ -43,10 +43,10 @@ HpccOutputs::HpccOutputs(const HpccOutputParams& p, Simulator& sim, Network& net
 
 HpccOutputs::~HpccOutputs() {
   for (const auto& s : net_.switches()) {
-    s->set_pfc_observer(nullptr);
+    s->remove_pfc_observer(this);
   }
   for (const auto& n : net_.nics()) {
-    n->set_pfc_observer(nullptr);
+    n->remove_pfc_observer(this);
   }
 }
 

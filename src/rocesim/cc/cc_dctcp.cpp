@@ -100,7 +100,7 @@ CcEntry cc_dctcp() {
           [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
             return std::make_unique<DctcpAlgorithm>(DctcpParams::schema().parse(n, ctx, path));
           },
-          [](std::vector<ParamDoc>& out, const std::string& prefix) { DctcpParams::schema().describe(prefix, out); }};
+          describe_schema<DctcpParams>()};
 }
 
 }  // namespace rocesim

@@ -148,7 +148,7 @@ CcEntry cc_hpcc() {
           [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
             return std::make_unique<HpccAlgorithm>(HpccParams::schema().parse(n, ctx, path));
           },
-          [](std::vector<ParamDoc>& out, const std::string& prefix) { HpccParams::schema().describe(prefix, out); }};
+          describe_schema<HpccParams>()};
 }
 
 }  // namespace rocesim

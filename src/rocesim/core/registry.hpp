@@ -25,6 +25,12 @@ struct Registered {
   std::function<void(std::vector<ParamDoc>&, const std::string&)> describe;
 };
 
+// The `describe` of an implementation whose parameters are declared by P::schema().
+template <class P>
+std::function<void(std::vector<ParamDoc>&, const std::string&)> describe_schema() {
+  return [](std::vector<ParamDoc>& out, const std::string& prefix) { P::schema().describe(prefix, out); };
+}
+
 // Contract: built once, from a list in one place, and read-only afterwards; names are unique (checked).
 template <class Factory>
 class Registry {

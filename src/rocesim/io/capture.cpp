@@ -72,7 +72,7 @@ Capture::Capture(const CaptureParams& p, Network& net, const std::string& file) 
       }
     }
     taps_.push_back(std::make_unique<Tap>(*this, switch_index(node), as_rx, link.rate, link.delay));
-    node->set_tap(port, taps_.back().get());
+    node->add_tap(port, taps_.back().get());
     attached_.push_back({node, port});
   };
   // A link direction is captured at the port that sends on it: `rx` of a named port means its peer's tx.
@@ -100,8 +100,8 @@ Capture::Capture(const CaptureParams& p, Network& net, const std::string& file) 
 }
 
 Capture::~Capture() {
-  for (const auto& [node, port] : attached_) {
-    node->set_tap(port, nullptr);
+  for (size_t i = 0; i < attached_.size(); ++i) {  // taps_[i] watches attached_[i]
+    attached_[i].first->remove_tap(attached_[i].second, taps_[i].get());
   }
 }
 

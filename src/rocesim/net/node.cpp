@@ -31,12 +31,14 @@ uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& frame, Rate
   const Time now = sim_.now();
   const PacketExt none;
   const PacketExt& pfc = frame.ext ? *frame.ext : none;
-  if (pfc_obs_) {
+  if (!pfc_obs_.empty()) {
     bool pause = false;
     for (int c = 0; c < 8; ++c) {
       pause = pause || ((pfc.pfc_enable & (1u << c)) && pfc.pfc_quanta[c] > 0);
     }
-    pfc_obs_->on_pfc(*this, port, pause);
+    for (PfcObserver* o : pfc_obs_) {
+      o->on_pfc(*this, port, pause);
+    }
   }
   uint8_t resumed = 0;
   for (int prio = 0; prio < 8; ++prio) {

@@ -127,13 +127,20 @@ class Node : public EventHandler {
   uint32_t graph_id() const { return graph_id_; }
   void set_graph_id(uint32_t id) { graph_id_ = id; }
   virtual bool is_switch() const = 0;
-  void set_pfc_observer(PfcObserver* o) { pfc_obs_ = o; }
-  // Watch the frames port `port` sends (nullptr to stop).
-  void set_tap(uint16_t port, FrameTap* tap) {
+  // Observers are lists: a capture, the HPCC outputs and later watchers may each attach their own.
+  void add_pfc_observer(PfcObserver* o) { pfc_obs_.push_back(o); }
+  void remove_pfc_observer(PfcObserver* o) { std::erase(pfc_obs_, o); }
+  // Watch the frames port `port` sends.
+  void add_tap(uint16_t port, FrameTap* tap) {
     if (taps_.size() <= port) {
-      taps_.resize(port + 1u, nullptr);
+      taps_.resize(port + 1u);
     }
-    taps_[port] = tap;
+    taps_[port].push_back(tap);
+  }
+  void remove_tap(uint16_t port, FrameTap* tap) {
+    if (port < taps_.size()) {
+      std::erase(taps_[port], tap);
+    }
   }
 
   void handle_event(uint32_t kind, uint64_t arg) final;
@@ -148,8 +155,10 @@ class Node : public EventHandler {
   // Starts serialising `p`, which takes `ser` (link.tx_time()), on the link `link` out of port `port`; returns
   // when the last bit leaves, until which the port is busy. The caller decides whether it needs an event then.
   Time transmit(uint16_t port, const TxLink& link, Time ser, Packet* p) {
-    if (port < taps_.size() && taps_[port]) {
-      taps_[port]->on_frame(sim_.now(), *p);
+    if (port < taps_.size()) [[unlikely]] {
+      for (FrameTap* t : taps_[port]) {
+        t->on_frame(sim_.now(), *p);
+      }
     }
     const Time end = sim_.now() + ser;
     p->in_port = link.peer_port;
@@ -166,9 +175,9 @@ class Node : public EventHandler {
   // What every packet touches first (one cache line with the vtable pointer), the name last.
   Simulator& sim_;
   PacketPool& pool_;
-  std::vector<FrameTap*> taps_;
+  std::vector<std::vector<FrameTap*>> taps_;  // per port; empty unless something watches
   std::vector<PauseState>* pause_ = nullptr;  // per port; set by the subclass
-  PfcObserver* pfc_obs_ = nullptr;
+  std::vector<PfcObserver*> pfc_obs_;
   uint32_t graph_id_ = 0;
   std::string name_;
 };

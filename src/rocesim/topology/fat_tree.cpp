@@ -74,8 +74,7 @@ TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx, const std
 }  // namespace
 
 TopologyEntry fat_tree_topology() {
-  return {"fat-tree", "three-tier k-ary fat-tree", build_fat_tree,
-          [](std::vector<ParamDoc>& out, const std::string& prefix) { FatTreeParams::schema().describe(prefix, out); }};
+  return {"fat-tree", "three-tier k-ary fat-tree", build_fat_tree, describe_schema<FatTreeParams>()};
 }
 
 }  // namespace rocesim

@@ -118,9 +118,7 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
 }  // namespace
 
 TopologyEntry file_topology() {
-  return {
-      "file", "nodes and links from a file", build_topology_file,
-      [](std::vector<ParamDoc>& out, const std::string& prefix) { FileTopoParams::schema().describe(prefix, out); }};
+  return {"file", "nodes and links from a file", build_topology_file, describe_schema<FileTopoParams>()};
 }
 
 }  // namespace rocesim

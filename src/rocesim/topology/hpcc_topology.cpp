@@ -132,9 +132,7 @@ TopologyGraph build_hpcc_topology(const YAML::Node& n, const ParseCtx& ctx, cons
 }  // namespace
 
 TopologyEntry hpcc_topology() {
-  return {
-      "hpcc", "the HPCC ns-3 topology format", build_hpcc_topology,
-      [](std::vector<ParamDoc>& out, const std::string& prefix) { HpccTopoParams::schema().describe(prefix, out); }};
+  return {"hpcc", "the HPCC ns-3 topology format", build_hpcc_topology, describe_schema<HpccTopoParams>()};
 }
 
 }  // namespace rocesim

@@ -86,9 +86,7 @@ TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx, const s
 }  // namespace
 
 TopologyEntry leaf_spine_topology() {
-  return {"leaf-spine", "two-tier Clos", build_leaf_spine, [](std::vector<ParamDoc>& out, const std::string& prefix) {
-            LeafSpineParams::schema().describe(prefix, out);
-          }};
+  return {"leaf-spine", "two-tier Clos", build_leaf_spine, describe_schema<LeafSpineParams>()};
 }
 
 }  // namespace rocesim

@@ -38,9 +38,6 @@ TopologyGraph build_star(const YAML::Node& n, const ParseCtx& ctx, const std::st
 
 }  // namespace
 
-TopologyEntry star_topology() {
-  return {"star", "hosts on one switch", build_star,
-          [](std::vector<ParamDoc>& out, const std::string& prefix) { StarParams::schema().describe(prefix, out); }};
-}
+TopologyEntry star_topology() { return {"star", "hosts on one switch", build_star, describe_schema<StarParams>()}; }
 
 }  // namespace rocesim

@@ -63,9 +63,7 @@ WorkloadFlows generate_all_to_all(const YAML::Node& n, const ParseCtx& ctx, cons
 }  // namespace
 
 WorkloadEntry all_to_all_workload() {
-  return {
-      "all-to-all", "every host to every other", generate_all_to_all,
-      [](std::vector<ParamDoc>& out, const std::string& prefix) { AllToAllParams::schema().describe(prefix, out); }};
+  return {"all-to-all", "every host to every other", generate_all_to_all, describe_schema<AllToAllParams>()};
 }
 
 }  // namespace rocesim

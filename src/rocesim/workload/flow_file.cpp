@@ -113,9 +113,7 @@ WorkloadFlows generate_flow_file(const YAML::Node& n, const ParseCtx& ctx, const
 }  // namespace
 
 WorkloadEntry flow_file_workload() {
-  return {
-      "flows", "flows from a CSV file", generate_flow_file,
-      [](std::vector<ParamDoc>& out, const std::string& prefix) { FlowFileParams::schema().describe(prefix, out); }};
+  return {"flows", "flows from a CSV file", generate_flow_file, describe_schema<FlowFileParams>()};
 }
 
 }  // namespace rocesim

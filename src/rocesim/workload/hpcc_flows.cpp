@@ -97,9 +97,7 @@ WorkloadFlows generate_hpcc_flows(const YAML::Node& n, const ParseCtx& ctx, cons
 }  // namespace
 
 WorkloadEntry hpcc_flows_workload() {
-  return {
-      "hpcc-flows", "the HPCC ns-3 flow file", generate_hpcc_flows,
-      [](std::vector<ParamDoc>& out, const std::string& prefix) { HpccFlowParams::schema().describe(prefix, out); }};
+  return {"hpcc-flows", "the HPCC ns-3 flow file", generate_hpcc_flows, describe_schema<HpccFlowParams>()};
 }
 
 }  // namespace rocesim

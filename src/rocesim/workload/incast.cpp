@@ -73,8 +73,7 @@ WorkloadFlows generate_incast(const YAML::Node& n, const ParseCtx& ctx, const st
 }  // namespace
 
 WorkloadEntry incast_workload() {
-  return {"incast", "N senders to one receiver", generate_incast,
-          [](std::vector<ParamDoc>& out, const std::string& prefix) { IncastParams::schema().describe(prefix, out); }};
+  return {"incast", "N senders to one receiver", generate_incast, describe_schema<IncastParams>()};
 }
 
 }  // namespace rocesim

@@ -434,9 +434,8 @@ WorkloadFlows generate_perftest(const YAML::Node& node, const ParseCtx& ctx, con
 }  // namespace
 
 WorkloadEntry perftest_workload() {
-  return {
-      "perftest", "linux-rdma perftest: ib_write_bw, ib_read_lat, ...", generate_perftest,
-      [](std::vector<ParamDoc>& out, const std::string& prefix) { PerftestParams::schema().describe(prefix, out); }};
+  return {"perftest", "linux-rdma perftest: ib_write_bw, ib_read_lat, ...", generate_perftest,
+          describe_schema<PerftestParams>()};
 }
 
 }  // namespace rocesim

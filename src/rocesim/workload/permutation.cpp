@@ -62,9 +62,8 @@ WorkloadFlows generate_permutation(const YAML::Node& n, const ParseCtx& ctx, con
 }  // namespace
 
 WorkloadEntry permutation_workload() {
-  return {
-      "permutation", "each host sends to one other, a random cycle", generate_permutation,
-      [](std::vector<ParamDoc>& out, const std::string& prefix) { PermutationParams::schema().describe(prefix, out); }};
+  return {"permutation", "each host sends to one other, a random cycle", generate_permutation,
+          describe_schema<PermutationParams>()};
 }
 
 }  // namespace rocesim

@@ -85,7 +85,7 @@ WorkloadFlows generate_poisson(const YAML::Node& n, const ParseCtx& ctx, const s
 
 WorkloadEntry poisson_workload() {
   return {"poisson", "open-loop arrivals at a load, sizes from a CDF", generate_poisson,
-          [](std::vector<ParamDoc>& out, const std::string& prefix) { PoissonParams::schema().describe(prefix, out); }};
+          describe_schema<PoissonParams>()};
 }
 
 }  // namespace rocesim
