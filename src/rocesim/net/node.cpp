@@ -1,5 +1,7 @@
 #include "rocesim/net/node.hpp"
 
+#include <algorithm>
+
 namespace rocesim {
 
 void Node::handle_event(uint32_t kind, uint64_t arg) {
@@ -16,8 +18,7 @@ void Node::handle_event(uint32_t kind, uint64_t arg) {
       PauseState& ps = (*pause_)[port];
       // A refreshed pause moved `until` later; this expiry is then stale and the later one will fire.
       if (ps.until[prio] != Time() && ps.until[prio] <= sim_.now()) {
-        ps.total[prio] += ps.until[prio] - ps.since[prio];
-        ps.set_until(prio, Time());
+        ps.end_pause(prio, ps.until[prio]);
         pause_ended(port, static_cast<uint8_t>(1u << prio));
       }
       break;
@@ -48,21 +49,18 @@ uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& frame, Rate
     const bool was_paused = ps.until[prio] > now;
     if (pfc.pfc_quanta[prio] == 0) {
       ++ps.xon_rcvd[prio];
-      if (was_paused && ps.since[prio] > now) {  // resumed before the pause took effect
-        ps.since[prio] = now;
-      }
       if (was_paused) {
-        ps.total[prio] += now - ps.since[prio];
+        ps.since[prio] = std::min(ps.since[prio], now);  // resumed before the pause took effect: none of it
+        ps.end_pause(prio, now);
         resumed |= static_cast<uint8_t>(1u << prio);
-      } else if (ps.until[prio] != Time()) {
-        ps.total[prio] += ps.until[prio] - ps.since[prio];
+      } else if (ps.until[prio] != Time()) {  // an expired pause whose expiry event has not run yet
+        ps.end_pause(prio, ps.until[prio]);
       }
-      ps.set_until(prio, Time());
     } else {
       ++ps.xoff_rcvd[prio];
       if (!was_paused) {
         if (ps.until[prio] != Time()) {  // an expired pause whose expiry event has not run yet
-          ps.total[prio] += ps.until[prio] - ps.since[prio];
+          ps.end_pause(prio, ps.until[prio]);
         }
         ps.since[prio] = now + response;
       }

@@ -85,6 +85,11 @@ struct PauseState {
     }
     return m;
   }
+  // The pause of `prio` is over at `end`: its time counts into `total`, and nothing is armed.
+  void end_pause(int prio, Time end) {
+    total[prio] += end - since[prio];
+    set_until(prio, Time());
+  }
   void set_until(int prio, Time t) {
     until[prio] = t;
     armed = t == Time() ? static_cast<uint8_t>(armed & ~(1u << prio)) : static_cast<uint8_t>(armed | (1u << prio));
