@@ -176,13 +176,7 @@ void Nic::start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record) {
   side.posted_bytes += m.size;
   side.msgs.push_back(m);
   q.end_psn = m.end_psn;
-  if (!q.started) {
-    q.started = true;
-    q.last_tx = sim_.now();
-    q.last_wire = 0;
-    q.next_send = sim_.now();
-    q.cc->on_start(sim_.now());
-  }
+  start_qp(q);
   activate(qpn);
   try_send();
 }
@@ -429,12 +423,7 @@ void Nic::on_read_request(Packet* p) {
   const uint32_t qpn = p->qpn;
   SendQp& q = send_[qpn];
   SendSide& side = sq_side_[qpn];
-  if (!q.started) {
-    q.started = true;
-    q.last_tx = q.next_send = sim_.now();
-    q.last_wire = 0;
-    q.cc->on_start(sim_.now());
-  }
+  start_qp(q);
   if (p->psn == q.end_psn) {
     WorkRequest wr;
     wr.op = RdmaOp::kRead;
@@ -442,16 +431,26 @@ void Nic::on_read_request(Packet* p) {
     wr.signaled = false;
     side.msgs.push_back(message(q.end_psn, wr, kNoRecord));
     q.end_psn = side.msgs.back().end_psn;
-  } else if (p->psn < q.next_psn) {
-    side.retransmits += q.next_psn - p->psn;
-    q.next_psn = p->psn;
   }
   while (side.msgs.size() - side.head > static_cast<size_t>(p_.max_rd_atomic)) {
     ++side.head;
   }
   compact(side);
+  if (p->psn < q.next_psn) {
+    go_back(q, p->psn, qpn);
+    return;
+  }
   activate(qpn);
   try_send();
+}
+
+void Nic::start_qp(SendQp& q) {
+  if (!q.started) {
+    q.started = true;
+    q.last_tx = q.next_send = sim_.now();
+    q.last_wire = 0;
+    q.cc->on_start(sim_.now());
+  }
 }
 
 // Drops the messages before `head` once they are most of the list (their records stay in records_).

@@ -251,6 +251,8 @@ class Nic final : public Node, public CcTimers {
   void send_read_request(RecvQp& r, const QpMessage& m, uint32_t psn);
   void issue_reads(RecvQp& r);
   void on_read_request(Packet* p);
+  // The first message of a send half: pacing and congestion control start now.
+  void start_qp(SendQp& q);
   // Makes the message next_psn is in the one being sent (after next_psn moved past it, or back).
   void seek_tx(SendQp& q, uint32_t qpn);
   // The record that counts a send half's events now (its oldest message's), or nullptr (a READ responder's).
