@@ -1,5 +1,6 @@
-// Workloads: each entry of the scenario's `workload` list is a traffic generator chosen by `type`
-// (one file per generator). A generator turns its parameters into flows before the run starts.
+// Workloads: each entry of the scenario's `workload` list is chosen by `type` (one file each, registered in
+// workload_registry()). A flow generator turns its parameters into flows before the run starts; an application
+// workload (perftest) installs applications on servers, which post messages as the run goes.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
