@@ -287,9 +287,6 @@ std::pair<uint32_t, uint32_t> Network::connect(uint32_t a, uint32_t app_a, uint3
   if (o.a_reads) {
     ea.read = direction(b, app_b, hb_handle, a, app_a, ha_handle, true).second;
   }
-  if (o.b_reads) {
-    eb.read = direction(a, app_a, ha_handle, b, app_b, hb_handle, true).second;
-  }
   const uint32_t qa = ha.add_qp(ea);
   const uint32_t qb = hb.add_qp(eb);
   return {qa, qb};

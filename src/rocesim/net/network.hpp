@@ -26,7 +26,6 @@ class Network {
     bool a_sends = true;         // WRITE and SEND from A to B
     bool b_sends = false;        // WRITE and SEND from B to A
     bool a_reads = false;        // READ by A (data from B to A)
-    bool b_reads = false;        // READ by B
     bool notify_landed = false;  // both ends hear of plain WRITEs landing (WcKind::kLanded)
   };
   // Connects a reliable-connected queue pair before the run between application `app_a` on the server of NIC
@@ -40,10 +39,8 @@ class Network {
   uint32_t add_flow(const FlowSpec& spec);
 
   // Servers, and the server and NIC index of each endpoint.
-  size_t num_servers() const { return hosts_.size(); }
   Host& server(size_t i) { return *hosts_[i]; }
   Host& server_of(uint32_t endpoint) { return *hosts_[endpoint_server_[endpoint]]; }
-  uint32_t server_index(uint32_t endpoint) const { return endpoint_server_[endpoint]; }
 
   size_t num_hosts() const { return nics_.size(); }
   int64_t mtu() const { return nic_params_.mtu; }

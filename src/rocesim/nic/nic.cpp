@@ -760,24 +760,22 @@ void Nic::on_ack(Packet* p) {
   }
   const uint32_t upto = p->kind == PacketKind::kAck ? p->psn + 1 : p->psn;
   if (upto > q.acked) {
-    // Bytes acknowledged on the QP: whole packets of the messages before, and of this one up to its size.
+    // Payload newly acknowledged: of each message the ACK reaches, its packets up to `upto` (whole, but at most
+    // its size) less those acknowledged before.
     SendSide& side = sq_side_[qpn];
-    const auto acked_bytes = [&](uint32_t psn) {
-      int64_t b = 0;
-      for (size_t i = side.head; i < side.msgs.size() && side.msgs[i].first_psn < psn; ++i) {
-        const QpMessage& m = side.msgs[i];
-        b += std::min<int64_t>(int64_t{std::min(psn, m.end_psn) - m.first_psn} * p_.mtu, m.size);
-      }
-      return b;
+    const auto covered = [&](const QpMessage& m, uint32_t psn) {
+      return std::min<int64_t>(int64_t{std::clamp(psn, m.first_psn, m.end_psn) - m.first_psn} * p_.mtu, m.size);
     };
-    const int64_t before = acked_bytes(q.acked);
-    const int64_t after = acked_bytes(upto);
+    int64_t newly = 0;
+    for (size_t i = side.head; i < side.msgs.size() && side.msgs[i].first_psn < upto; ++i) {
+      newly += covered(side.msgs[i], upto) - covered(side.msgs[i], q.acked);
+    }
     q.acked = upto;
     q.rto_deadline = sim_.now() + p_.retransmit_timeout;
     AckInfo info;
-    side.acked_bytes += after - before;
+    side.acked_bytes += newly;
     info.acked_bytes = side.acked_bytes;
-    info.newly_acked = after - before;
+    info.newly_acked = newly;
     info.acked_packets = q.acked;
     info.packets = p->ack_pkts;
     info.ce_packets = p->ack_ce;
