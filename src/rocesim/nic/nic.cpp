@@ -113,26 +113,37 @@ uint32_t Nic::new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn,
 void Nic::post_send(uint32_t send_qpn, const WorkRequest& wr, Time at, uint32_t id) {
   const SendQp& q = send_[send_qpn];
   const uint32_t rec = new_record(q.dst, q.prio, q.sport, sq_side_[send_qpn].conn, wr, id, at);
-  pending_.push_back(PendingPost{PendingPost::kSend, send_qpn, wr, rec, 0, false});
-  sim_.at(at + p_.wqe_fetch, this, kEvPost, pending_.size() - 1);
+  pend(PendingPost{PendingPost::kSend, send_qpn, wr, rec, 0, false}, at + p_.wqe_fetch);
 }
 
 void Nic::post_read(uint32_t recv_qpn, const WorkRequest& wr, Time at, uint32_t id) {
   const RecvQp& r = recv_[recv_qpn];
   const uint32_t rec = new_record(r.src, r.prio, r.sport, r.conn, wr, id, at);
-  pending_.push_back(PendingPost{PendingPost::kRead, recv_qpn, wr, rec, 0, false});
-  sim_.at(at + p_.wqe_fetch, this, kEvPost, pending_.size() - 1);
+  pend(PendingPost{PendingPost::kRead, recv_qpn, wr, rec, 0, false}, at + p_.wqe_fetch);
 }
 
 void Nic::post_recv(uint32_t recv_qpn, int64_t count, Time at) {
-  pending_.push_back(PendingPost{PendingPost::kRecv, recv_qpn, WorkRequest{}, kNoRecord, count, false});
-  sim_.at(at, this, kEvPost, pending_.size() - 1);
+  pend(PendingPost{PendingPost::kRecv, recv_qpn, WorkRequest{}, kNoRecord, count, false}, at);
+}
+
+// Slots of posts already taken are reused, so a long run's posts do not pile up.
+void Nic::pend(const PendingPost& post, Time at) {
+  size_t slot = pending_.size();
+  if (free_pending_.empty()) {
+    pending_.push_back(post);
+  } else {
+    slot = free_pending_.back();
+    free_pending_.pop_back();
+    pending_[slot] = post;
+  }
+  sim_.at(at, this, kEvPost, slot);
 }
 
 void Nic::on_post(uint32_t index) {
   PendingPost& pp = pending_[index];
   if (pp.kind == PendingPost::kRecv) {
     recv_[pp.qpn].credits += pp.count;
+    free_pending_.push_back(index);
     return;
   }
   // The send engine takes one work request per wqe_gap (its message rate).
@@ -146,6 +157,7 @@ void Nic::on_post(uint32_t index) {
     }
   }
   const PendingPost post = pp;
+  free_pending_.push_back(index);
   if (post.kind == PendingPost::kSend) {
     start_send(post.qpn, post.wr, post.record);
   } else {

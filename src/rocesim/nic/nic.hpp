@@ -257,6 +257,8 @@ class Nic final : public Node, public CcTimers {
   void seek_tx(SendQp& q, uint32_t qpn);
   // The record that counts a send half's events now (its oldest message's), or nullptr (a READ responder's).
   FlowRecord* head_record(uint32_t qpn);
+  // Keeps a post until `at` (kEvPost).
+  void pend(const PendingPost& post, Time at);
   // A post's moment: the NIC has the work request (kEvPost).
   void on_post(uint32_t index);
   QpMessage message(uint32_t first_psn, const WorkRequest& wr, uint32_t record) const;
@@ -309,6 +311,7 @@ class Nic final : public Node, public CcTimers {
   LinkEnd link_;
   std::vector<SendSide> sq_side_;
   std::vector<PendingPost> pending_;
+  std::vector<uint32_t> free_pending_;
   std::vector<std::pair<uint32_t, Completion>> cq_;  // completions not yet reported, oldest at cq_head_
   size_t cq_head_ = 0;
   Time wqe_free_;  // when the send engine can take the next work request
