@@ -36,13 +36,14 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["wall_time_s"] = info.wall_time_s;
   j["events"] = s.sim().events();
   j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.sim().events()) / info.wall_time_s : 0.0;
-  int64_t completed = 0, retx = 0, timeouts = 0, naks = 0, rnr = 0;
+  int64_t completed = 0, failed = 0, retx = 0, timeouts = 0, naks = 0, rnr = 0;
   std::vector<double> sd, fct;
   for (const auto& f : net.flows()) {
     retx += f.retransmits;
     timeouts += f.timeouts;
     naks += f.naks;
     rnr += f.rnr_naks;
+    failed += f.failed;
     if (f.done) {
       ++completed;
       sd.push_back(slowdown(f.end - f.spec.start, f.ideal_fct));
@@ -50,7 +51,8 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
     }
   }
   const int64_t total = static_cast<int64_t>(net.flows().size());
-  j["flows"] = {{"total", total}, {"completed", completed}, {"unfinished", total - completed}};
+  j["flows"] = {
+      {"total", total}, {"completed", completed}, {"failed", failed}, {"unfinished", total - completed - failed}};
   j["fct_slowdown"] = {{"p50", number_or_null(percentile(sd, 0.5))},
                        {"p95", number_or_null(percentile(sd, 0.95))},
                        {"p99", number_or_null(percentile(sd, 0.99))}};
@@ -177,18 +179,19 @@ std::vector<std::pair<std::string, std::string>> report_files(const Simulation& 
 
 std::string flows_csv(const Network& net) {
   std::string out =
-      "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps,operation\n";
+      "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps,operation,"
+      "status\n";
   for (const auto& f : net.flows()) {
     const auto ns = [](Time t) { return fmt::format("{:.3f}", static_cast<double>(t.ps()) / 1000.0); };
     if (f.done) {
       const Time fct = f.end - f.spec.start;
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{},{}\n", f.id, f.spec.src, f.spec.dst,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},ok\n", f.id, f.spec.src, f.spec.dst,
                          f.spec.size.count(), f.spec.priority, ns(f.spec.start), ns(f.end), ns(fct), ns(f.ideal_fct),
                          slowdown(fct, f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op));
-    } else {
-      out +=
-          fmt::format("{},{},{},{},{},{},,,{},,{},{},{}\n", f.id, f.spec.src, f.spec.dst, f.spec.size.count(),
-                      f.spec.priority, ns(f.spec.start), ns(f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op));
+    } else {  // a failed message's end is when its QP went to the error state
+      out += fmt::format("{},{},{},{},{},{},{},,{},,{},{},{},{}\n", f.id, f.spec.src, f.spec.dst, f.spec.size.count(),
+                         f.spec.priority, ns(f.spec.start), f.failed ? ns(f.end) : "", ns(f.ideal_fct), f.retransmits,
+                         f.cnps, to_string(f.spec.op), f.failed ? "failed" : "unfinished");
     }
   }
   return out;
@@ -197,7 +200,8 @@ std::string flows_csv(const Network& net) {
 std::string ports_csv(const Network& net, Time now) {
   std::string out =
       "switch,port,peer,priority,tx_bytes,tx_packets,max_queue_bytes,ecn_marked,drops_shared_limit,"
-      "drops_headroom_overflow,drops_buffer_full,pause_sent,resume_sent,pause_rcvd,paused_ns,max_headroom_bytes\n";
+      "drops_headroom_overflow,drops_buffer_full,drops_link_down,drops_no_route,pause_sent,resume_sent,pause_rcvd,"
+      "paused_ns,max_headroom_bytes\n";
   for (const auto& sw : net.switches()) {
     for (uint16_t p = 0; p < sw->num_ports(); ++p) {
       const PauseState& ps = sw->pause_state(p);
@@ -208,13 +212,15 @@ std::string ports_csv(const Network& net, Time now) {
         if (ps.until[c] != Time() && ps.since[c] < now) {  // still paused at the end of the run
           paused += std::min(ps.until[c], now) - ps.since[c];
         }
-        const bool quiet = k.tx_packets == 0 && k.rx_bytes == 0 && ps.xoff_rcvd[c] == 0 && k.xoff_sent == 0;
+        const bool quiet = k.tx_packets == 0 && k.rx_bytes == 0 && ps.xoff_rcvd[c] == 0 && k.xoff_sent == 0 &&
+                           k.drops[static_cast<int>(DropReason::kLinkDown)] == 0;
         if (quiet) {
           continue;
         }
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{}\n", sw->name(), p, peer, c, k.tx_bytes,
-                           k.tx_packets, k.max_queue, k.ecn_marked, k.drops[0], k.drops[1], k.drops[2], k.xoff_sent,
-                           k.xon_sent, ps.xoff_rcvd[c], static_cast<double>(paused.ps()) / 1000.0, k.max_headroom);
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{}\n", sw->name(), p, peer, c,
+                           k.tx_bytes, k.tx_packets, k.max_queue, k.ecn_marked, k.drops[0], k.drops[1], k.drops[2],
+                           k.drops[3], k.drops[4], k.xoff_sent, k.xon_sent, ps.xoff_rcvd[c],
+                           static_cast<double>(paused.ps()) / 1000.0, k.max_headroom);
       }
     }
   }
@@ -267,7 +273,7 @@ std::string buckets_csv(const std::vector<SizeBucket>& buckets) {
 std::string nics_csv(const Network& net, Time now) {
   std::string out =
       "host,tx_bytes,rx_bytes,data_sent,data_rcvd,ctrl_sent,ctrl_rcvd,acks_sent,naks_sent,cnps_sent,pause_rcvd,"
-      "paused_ns\n";
+      "paused_ns,lost_link_down\n";
   for (uint32_t h = 0; h < net.num_hosts(); ++h) {
     const Nic& n = *net.nics()[h];
     const auto& k = n.counters();
@@ -281,9 +287,9 @@ std::string nics_csv(const Network& net, Time now) {
         paused += std::min(ps.until[c], now) - ps.since[c];
       }
     }
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f}\n", h, k.tx_bytes, k.rx_bytes, k.data_sent, k.data_rcvd,
-                       k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent, k.cnps_sent, pauses,
-                       static_cast<double>(paused.ps()) / 1000.0);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{}\n", h, k.tx_bytes, k.rx_bytes, k.data_sent,
+                       k.data_rcvd, k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent, k.cnps_sent, pauses,
+                       static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down);
   }
   return out;
 }
@@ -301,7 +307,8 @@ std::string summary_table(const nlohmann::json& s) {
   std::string t;
   t += fmt::format("  simulated        {:.3f} ms in {:.2f} s wall ({} events)\n", s["sim_time_ns"].get<double>() / 1e6,
                    s["wall_time_s"].get<double>(), num(s["events"]));
-  t += fmt::format("  flows            {} completed of {}\n", num(s["flows"]["completed"]), num(s["flows"]["total"]));
+  t += fmt::format("  flows            {} completed of {}{}\n", num(s["flows"]["completed"]), num(s["flows"]["total"]),
+                   s["flows"]["failed"].get<int64_t>() > 0 ? ", " + num(s["flows"]["failed"]) + " failed" : "");
   t += fmt::format("  FCT slowdown     p50 {}  p95 {}  p99 {}\n", num(s["fct_slowdown"]["p50"]),
                    num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
   t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),

@@ -24,6 +24,8 @@ const Schema<ScenarioParams>& ScenarioParams::schema() {
         .reserved("nic", "see nic.*")
         .reserved("workload", "a list of traffic generators, see workload[].*")
         .reserved("capture", "packet capture, see capture.*")
+        .reserved("routing", "how routes follow fabric events, see routing.*")
+        .reserved("events", "links and switches that fail and come back during the run, see events[].*")
         .reserved("output", "analysis outputs, see output.*");
     return sc;
   }();
@@ -150,6 +152,8 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   sc.cc = parse_cc(nic.IsMap() ? nic["cc"] : YAML::Node(), ctx, "nic.cc");
   sc.graph = build_topology(root["topology"], ctx, base_dir);
   sc.workload_node = root["workload"];
+  sc.routing = RoutingParams::schema().parse(root["routing"], ctx, "routing");
+  sc.events = parse_fabric_events(root["events"], ctx);
   sc.output = OutputParams::schema().parse(root["output"], ctx, "output");
   if (root["capture"] && !root["capture"].IsNull()) {
     sc.capture = CaptureParams::schema().parse(root["capture"], ctx, "capture");
@@ -183,6 +187,7 @@ Simulation::Simulation(Scenario sc) : sc_(std::move(sc)), sim_(static_cast<uint6
 
 void Simulation::build() {
   net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, sc_.file);
+  net_->schedule_events(sc_.events, sc_.routing, sc_.file);
   const ParseCtx ctx{sc_.file};
   WorkloadContext wc{static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir, {}, {}};
   for (uint32_t h = 0; h < net_->num_hosts(); ++h) {
@@ -233,6 +238,14 @@ void Simulation::build() {
   resolved_["nic"]["cc"] = sc_.cc->dump();
   resolved_["workload"] = workloads;
   resolved_["output"] = OutputParams::schema().dump(sc_.output);
+  if (!sc_.events.empty()) {
+    resolved_["routing"] = RoutingParams::schema().dump(sc_.routing);
+    nlohmann::json ev = nlohmann::json::array();
+    for (const FabricEvent& e : sc_.events) {
+      ev.push_back({{"at", to_string(e.at)}, {"type", to_string(e.kind)}, {e.on_link() ? "link" : "switch", e.target}});
+    }
+    resolved_["events"] = ev;
+  }
   if (sc_.capture) {
     resolved_["capture"] = CaptureParams::schema().dump(*sc_.capture);
   }
@@ -254,6 +267,8 @@ std::vector<ParamDoc> all_params() {
   NicParams::schema().describe("nic", out);
   cc_registry().describe(out);
   workload_registry().describe(out, "workload[].type", "workload");
+  RoutingParams::schema().describe("routing", out);
+  describe_fabric_events(out);
   CaptureParams::schema().describe("capture", out);
   OutputParams::schema().describe("output", out);
   // Reserved keys are documented by their own sections.

@@ -43,6 +43,8 @@ struct Scenario {
   std::unique_ptr<CcAlgorithm> cc;
   TopologyGraph graph;
   YAML::Node workload_node;
+  RoutingParams routing;
+  std::vector<FabricEvent> events;
   std::optional<CaptureParams> capture;
   OutputParams output;
   std::vector<std::string> overrides;  // the --set assignments applied

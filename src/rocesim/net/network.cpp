@@ -79,6 +79,7 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
                        "hosts '" + g.nodes[l.a].name + "' and '" + g.nodes[l.b].name +
                            "' are linked directly; hosts attach to switches");
     }
+    link_ports_.push_back(LinkPorts{{node[0], node[1]}, {port[0], port[1]}});
     for (int e = 0; e < 2; ++e) {
       const LinkEnd end{node[1 - e], port[1 - e], l.rate, delay_into(ends[1 - e], delay_out_of(ends[e], l.delay))};
       if (node_switch_[ends[e]] >= 0) {
@@ -107,17 +108,23 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
   build_routes(scenario_file);
 }
 
-// Shortest paths by breadth-first search from each destination host; a switch's next hops towards host h are
-// all its ports whose neighbour is one hop closer to h (equal-cost multipath). Hosts never forward.
-void Network::build_routes(const std::string& scenario_file) {
+// Shortest paths by breadth-first search from each destination host over the links that are up; a switch's next
+// hops towards host h are all its ports whose neighbour is one hop closer to h (equal-cost multipath). Hosts
+// never forward.
+std::vector<RouteTable> Network::route_tables(const std::vector<char>& up, const std::string* file) const {
   const size_t nn = graph_.nodes.size();
   const size_t nh = graph_.hosts.size();
-  // Adjacency: per node, (neighbour, local port).
+  // Adjacency: per node, (neighbour, local port) of each link that is up. Ports are numbered in link order
+  // whether up or not.
   std::vector<std::vector<std::pair<int, uint16_t>>> adj(nn);
   std::vector<uint16_t> next_port(nn, 0);
-  for (const TopoLink& l : graph_.links) {
-    adj[l.a].push_back({l.b, next_port[l.a]++});
-    adj[l.b].push_back({l.a, next_port[l.b]++});
+  for (size_t i = 0; i < graph_.links.size(); ++i) {
+    const TopoLink& l = graph_.links[i];
+    const uint16_t pa = next_port[l.a]++, pb = next_port[l.b]++;
+    if (up[i]) {
+      adj[l.a].push_back({l.b, pa});
+      adj[l.b].push_back({l.a, pb});
+    }
   }
   std::vector<std::vector<uint32_t>> offsets(switches_.size(), std::vector<uint32_t>(nh + 1, 0));
   std::vector<std::vector<uint16_t>> next(switches_.size());
@@ -143,8 +150,8 @@ void Network::build_routes(const std::string& scenario_file) {
     }
     for (size_t s = 0; s < nn; ++s) {
       if (node_switch_[s] < 0) {
-        if (static_cast<int>(s) != target && dist[s] < 0) {
-          throw InputError(scenario_file, 0, "topology",
+        if (file && static_cast<int>(s) != target && dist[s] < 0) {
+          throw InputError(*file, 0, "topology",
                            "host '" + graph_.nodes[s].name + "' cannot reach host '" + graph_.nodes[target].name + "'");
         }
         continue;
@@ -159,22 +166,32 @@ void Network::build_routes(const std::string& scenario_file) {
         }
       }
       if (next[si].size() == offsets[si][h]) {
-        next[si].push_back(0);  // unreachable from here; never used by a routed packet
+        next[si].push_back(RouteTable::kNoRoute);
       }
     }
   }
-  // Switches with equal tables share one (see RouteTable).
-  std::map<RouteTable, std::shared_ptr<const RouteTable>> tables;
+  std::vector<RouteTable> out;
   for (size_t si = 0; si < switches_.size(); ++si) {
     offsets[si][nh] = static_cast<uint32_t>(next[si].size());
-    RouteTable t(offsets[si], next[si]);
-    auto it = tables.find(t);
+    out.emplace_back(offsets[si], next[si]);
+  }
+  return out;
+}
+
+void Network::build_routes(const std::string& scenario_file) {
+  // Switches with equal tables share one (see RouteTable).
+  std::map<RouteTable, std::shared_ptr<const RouteTable>> tables;
+  auto computed = route_tables(std::vector<char>(graph_.links.size(), 1), &scenario_file);
+  for (size_t si = 0; si < switches_.size(); ++si) {
+    auto it = tables.find(computed[si]);
     if (it == tables.end()) {
-      auto shared = std::make_shared<const RouteTable>(t);
-      it = tables.emplace(std::move(t), std::move(shared)).first;
+      auto shared = std::make_shared<const RouteTable>(computed[si]);
+      it = tables.emplace(std::move(computed[si]), std::move(shared)).first;
     }
     Rng r = sim_.rng("ecmp." + switches_[si]->name());
     switches_[si]->set_routes(it->second, r.next());
+    initial_routes_.push_back(it->second);
+    ecmp_seeds_.push_back(switches_[si]->ecmp_seed());
   }
   route_tables_ = tables.size();
 }
@@ -193,7 +210,8 @@ std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst, uin
     if (!sw) {
       break;
     }
-    const uint16_t port = sw->route(probe);
+    const size_t si = static_cast<size_t>(node_switch_[sw->graph_id()]);
+    const uint16_t port = initial_routes_[si]->port(probe, ecmp_seeds_[si]);
     const LinkEnd& l = sw->link(port);
     hops.push_back({l.rate, l.delay});
     at = l.peer;
@@ -397,7 +415,7 @@ Network::Conservation Network::conservation() const {
   for (const auto& n : nics_) {
     c.sent += n->counters().data_sent + n->counters().ctrl_sent;
     c.delivered += n->counters().data_rcvd + n->counters().ctrl_rcvd;
-    c.dropped += n->injected_drops();
+    c.dropped += n->injected_drops() + n->counters().lost_link_down;
   }
   for (const auto& s : switches_) {
     c.dropped += s->drops_total();
@@ -407,6 +425,118 @@ Network::Conservation Network::conservation() const {
     c.in_network += pool_.live(k);
   }
   return c;
+}
+
+}  // namespace rocesim
+
+namespace rocesim {
+
+int Network::find_link(const std::string& target) const {
+  const auto colon = target.rfind(':');
+  for (size_t i = 0; i < link_ports_.size(); ++i) {
+    for (int e = 0; e < 2; ++e) {
+      const Node* n = link_ports_[i].node[e];
+      if (!n->is_switch() && n->name() == target) {
+        return static_cast<int>(i);
+      }
+      if (n->is_switch() && colon != std::string::npos && n->name() == target.substr(0, colon) &&
+          target.substr(colon + 1) == std::to_string(link_ports_[i].port[e])) {
+        return static_cast<int>(i);
+      }
+    }
+  }
+  return -1;
+}
+
+void Network::schedule_events(const std::vector<FabricEvent>& events, const RoutingParams& routing,
+                              const std::string& file) {
+  if (events.empty()) {
+    return;
+  }
+  // Every node checks its links from now on; a frame arriving on a port left its sender the link's delay ago.
+  const auto in_delay = [](const LinkEnd& out) {
+    return out.peer->is_switch() ? static_cast<const Switch*>(out.peer)->link(out.peer_port).delay
+                                 : static_cast<const Nic*>(out.peer)->link().delay;
+  };
+  for (auto& sw : switches_) {
+    std::vector<std::pair<Time, Rate>> in;
+    for (uint16_t p = 0; p < sw->num_ports(); ++p) {
+      in.push_back({in_delay(sw->link(p)), sw->link(p).rate});
+    }
+    sw->enable_faults(in);
+  }
+  for (auto& nic : nics_) {
+    nic->enable_faults({{in_delay(nic->link()), nic->link().rate}});
+  }
+  std::vector<const FabricEvent*> order;
+  for (const FabricEvent& e : events) {
+    order.push_back(&e);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto* x, const auto* y) { return x->at < y->at; });
+  std::vector<char> link_admin_down(graph_.links.size(), 0), switch_down(switches_.size(), 0);
+  std::vector<char> up(graph_.links.size(), 1);
+  std::vector<Rng> jitter;
+  for (const auto& sw : switches_) {
+    jitter.push_back(sim_.rng("routing." + sw->name()));
+  }
+  std::map<RouteTable, std::shared_ptr<const RouteTable>> tables;
+  for (const FabricEvent* e : order) {
+    const std::string what = std::string(to_string(e->kind)) + " at " + to_string(e->at);
+    if (e->on_link()) {
+      const int l = find_link(e->target);
+      if (l < 0) {
+        throw InputError(file, e->line, e->target_key,
+                         "'" + e->target + "' is not a link: name a switch port (" + switches_[0]->name() +
+                             ":0) or a NIC (" + nics_[0]->name() + ")");
+      }
+      if (link_admin_down[l] == static_cast<char>(!e->up())) {
+        throw InputError(file, e->line, e->target_key,
+                         what + ": the link on '" + e->target + "' is " + (e->up() ? "up" : "down") + " already");
+      }
+      link_admin_down[l] = !e->up();
+    } else {
+      int s = -1;
+      for (size_t i = 0; i < switches_.size(); ++i) {
+        s = switches_[i]->name() == e->target ? static_cast<int>(i) : s;
+      }
+      if (s < 0) {
+        throw InputError(file, e->line, e->target_key, "'" + e->target + "' is not a switch");
+      }
+      if (switch_down[s] == static_cast<char>(!e->up())) {
+        throw InputError(file, e->line, e->target_key,
+                         what + ": switch '" + e->target + "' is " + (e->up() ? "up" : "down") + " already");
+      }
+      switch_down[s] = !e->up();
+    }
+    // The links whose state changes, at both ends.
+    bool changed = false;
+    for (size_t i = 0; i < graph_.links.size(); ++i) {
+      const TopoLink& tl = graph_.links[i];
+      const auto sw_down = [&](int node) { return node_switch_[node] >= 0 && switch_down[node_switch_[node]]; };
+      const char now_up = !link_admin_down[i] && !sw_down(tl.a) && !sw_down(tl.b);
+      if (now_up != up[i]) {
+        up[i] = now_up;
+        changed = true;
+        for (int end = 0; end < 2; ++end) {
+          sim_.at(e->at, link_ports_[i].node[end], now_up ? kEvLinkUp : kEvLinkDown, link_ports_[i].port[end]);
+        }
+      }
+    }
+    if (!changed) {
+      continue;  // e.g. a link_down of a link on a switch that is down: nothing moves
+    }
+    auto computed = route_tables(up, nullptr);
+    for (size_t si = 0; si < switches_.size(); ++si) {
+      auto it = tables.find(computed[si]);
+      if (it == tables.end()) {
+        auto shared = std::make_shared<const RouteTable>(computed[si]);
+        it = tables.emplace(std::move(computed[si]), std::move(shared)).first;
+      }
+      const Time extra =
+          Time::ps(static_cast<int64_t>(jitter[si].below(static_cast<uint64_t>(routing.jitter.ps()) + 1)));
+      switches_[si]->schedule_routes(it->second, e->at + routing.convergence + extra);
+    }
+  }
 }
 
 }  // namespace rocesim

@@ -9,6 +9,7 @@
 #include "rocesim/app/flows_app.hpp"
 #include "rocesim/app/host.hpp"
 #include "rocesim/cc/cc.hpp"
+#include "rocesim/net/fabric_events.hpp"
 #include "rocesim/nic/nic.hpp"
 #include "rocesim/switch/switch.hpp"
 #include "rocesim/topology/topology.hpp"
@@ -80,6 +81,12 @@ class Network {
                                                         const std::string& key,
                                                         std::vector<std::string>* names = nullptr) const;
 
+  // Schedules the scenario's fabric events (before the run): each link change at both ends of the link at its
+  // time, and each switch's new routes, computed now for the fabric as it will be, at the time its routing
+  // converges. Throws InputError for an event naming no link or switch, or one that changes nothing (a link_up
+  // of a link that is up).
+  void schedule_events(const std::vector<FabricEvent>& events, const RoutingParams& routing, const std::string& file);
+
   // Packet conservation: every packet sent is delivered, dropped, or still queued or in flight.
   struct Conservation {
     int64_t sent = 0, delivered = 0, dropped = 0, in_network = 0;
@@ -89,6 +96,11 @@ class Network {
 
  private:
   void build_routes(const std::string& scenario_file);
+  // Every switch's forwarding table for the fabric with links `up` (by graph link); an unreachable destination
+  // gets RouteTable::kNoRoute, or, with `file`, is an InputError (the fabric as built must connect every host).
+  std::vector<RouteTable> route_tables(const std::vector<char>& up, const std::string* file) const;
+  // The link (graph index) a target names: "switch:port" or a NIC's name; -1 if none.
+  int find_link(const std::string& target) const;
   Time round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes first_wire) const;
 
   Simulator& sim_;
@@ -102,6 +114,15 @@ class Network {
   std::vector<std::unique_ptr<Nic>> nics_;
   std::vector<int> node_switch_;  // graph node -> switch index, or -1 for hosts
   std::vector<std::pair<Switch*, uint16_t>> host_attach_;
+  struct LinkPorts {
+    Node* node[2] = {nullptr, nullptr};
+    uint16_t port[2] = {0, 0};
+  };
+  std::vector<LinkPorts> link_ports_;  // per graph link: its two ends
+  // The routes of the fabric as built (ideal FCT and base RTT are of the idle original fabric), and the
+  // switches' ECMP seeds.
+  std::vector<std::shared_ptr<const RouteTable>> initial_routes_;
+  std::vector<uint64_t> ecmp_seeds_;
   std::array<uint8_t, 8> prio_to_dscp_{};
   std::vector<std::unique_ptr<Host>> hosts_;
   std::vector<uint32_t> endpoint_server_;

@@ -6,9 +6,15 @@ namespace rocesim {
 
 void Node::handle_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
-    case kEvArrive:
-      receive(reinterpret_cast<Packet*>(arg));
+    case kEvArrive: {
+      Packet* p = reinterpret_cast<Packet*>(arg);
+      if (faults_ && arrived_dead(*p)) [[unlikely]] {
+        lost_to_link(p, p->in_port, false);
+        break;
+      }
+      receive(p);
       break;
+    }
     case kEvTxDone:
       tx_done(txdone_port(arg));
       break;
@@ -23,9 +29,39 @@ void Node::handle_event(uint32_t kind, uint64_t arg) {
       }
       break;
     }
+    case kEvLinkDown:
+      set_link_state(static_cast<uint16_t>(arg), false);
+      break;
+    case kEvLinkUp:
+      set_link_state(static_cast<uint16_t>(arg), true);
+      break;
     default:
       on_event(kind, arg);
   }
+}
+
+void Node::enable_faults(const std::vector<std::pair<Time, Rate>>& in_links) {
+  faults_ = std::make_unique<std::vector<LinkFault>>();
+  for (const auto& [delay, rate] : in_links) {
+    faults_->push_back(LinkFault{delay, rate});
+  }
+}
+
+// A dead link carries no pause: what the peer asked of this port is void (its pause state is cleared, the time
+// paused counted up to now).
+void Node::set_link_state(uint16_t port, bool up) {
+  LinkFault& f = (*faults_)[port];
+  f.down = !up;
+  if (!up) {
+    f.last_down = sim_.now();
+    PauseState& ps = (*pause_)[port];
+    for (uint8_t a = ps.armed; a; a &= static_cast<uint8_t>(a - 1)) {
+      const int prio = __builtin_ctz(a);
+      ps.since[prio] = std::min(ps.since[prio], sim_.now());
+      ps.end_pause(prio, std::min(ps.until[prio], sim_.now()));
+    }
+  }
+  link_changed(port, up);
 }
 
 uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& frame, Rate rate, Time response) {

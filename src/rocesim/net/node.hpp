@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ enum NodeEvent : uint32_t {
   kEvArrive = 0,    // arg: Packet*, fully received (last bit in)
   kEvTxDone = 1,    // arg: txdone_arg(port, hint); the port's serialiser is free
   kEvPauseEnd = 2,  // arg: port index << 8 | priority; a received PFC pause may have expired
+  kEvLinkDown = 3,  // arg: port; the link on it fails (a scenario event)
+  kEvLinkUp = 4,    // arg: port; the link on it works again
   kNodeEventBase = 16,
 };
 // Every handler's kinds are below this (the calendar queue keeps a kind in six bits): each node class checks
@@ -120,6 +123,16 @@ class PfcObserver {
   ~PfcObserver() = default;
 };
 
+// A port's link as failures see it (only for runs with fabric events; see Node::enable_faults). Frames on a
+// link when it fails are lost: a frame arriving at t left its sender at t - in_delay - its serialisation, and is
+// lost if the link went down since then.
+struct LinkFault {
+  Time in_delay;  // propagation (and pipeline) delay of frames arriving on this port
+  Rate rate;
+  Time last_down = Time::ps(-1);  // when the link last went down (never: before time 0)
+  bool down = false;
+};
+
 // Base of switches and NICs.
 // Contract: a node only touches its own state; it reaches other nodes only by transmit(), which schedules the
 // frame's arrival at the peer. Packets handed to transmit() belong to the peer from then on.
@@ -150,12 +163,22 @@ class Node : public EventHandler {
 
   void handle_event(uint32_t kind, uint64_t arg) final;
 
+  // Fabric events are possible in this run: the node checks its links on every send and arrival. `in_delay`:
+  // per port, the delay of frames arriving on it.
+  void enable_faults(const std::vector<std::pair<Time, Rate>>& in_links);
+  bool link_down(uint16_t port) const { return faults_ && faults_->at(port).down; }
+
  protected:
   virtual void receive(Packet* p) = 0;
   virtual void tx_done(uint16_t port) = 0;
   virtual void on_event(uint32_t kind, uint64_t arg) {}
   // Called when a PFC pause on `port` ended for the priorities in `mask`.
   virtual void pause_ended(uint16_t port, uint8_t mask) = 0;
+  // The link on `port` went down or came up (its received pause state is cleared already).
+  virtual void link_changed(uint16_t port, bool up) = 0;
+  // A frame lost to a link failure: sent on a dead link (`port`, at_egress) or arriving from one. The node
+  // counts it and returns it to the pool.
+  virtual void lost_to_link(Packet* p, uint16_t port, bool at_egress) = 0;
 
   // Starts serialising `p`, which takes `ser` (link.tx_time()), on the link `link` out of port `port`; returns
   // when the last bit leaves, until which the port is busy. The caller decides whether it needs an event then.
@@ -166,12 +189,23 @@ class Node : public EventHandler {
       }
     }
     const Time end = sim_.now() + ser;
+    if (faults_ && (*faults_)[port].down) [[unlikely]] {
+      lost_to_link(p, port, true);
+      return end;
+    }
     p->in_port = link.peer_port;
     // One event per frame in flight, for the peer itself: the calendar queue's cost does not grow with the
     // number of pending events, and a link is FIFO by construction (arrivals are serialisation times apart).
     sim_.at(end + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
     return end;
   }
+
+  // Whether a frame arriving now was on a link that failed meanwhile.
+  bool arrived_dead(const Packet& p) const {
+    const LinkFault& f = (*faults_)[p.in_port];
+    return f.down || f.last_down >= sim_.now() - f.in_delay - f.rate.tx_time(Bytes(p.wire_bytes()));
+  }
+  void set_link_state(uint16_t port, bool up);
 
   // Applies a received PFC frame to `ps`: a pause takes effect `response` after the frame arrived. Returns the
   // priorities it resumed (quanta 0).
@@ -180,8 +214,9 @@ class Node : public EventHandler {
   // What every packet touches first (one cache line with the vtable pointer), the name last.
   Simulator& sim_;
   PacketPool& pool_;
-  std::vector<std::vector<FrameTap*>> taps_;  // per port; empty unless something watches
-  std::vector<PauseState>* pause_ = nullptr;  // per port; set by the subclass
+  std::vector<std::vector<FrameTap*>> taps_;        // per port; empty unless something watches
+  std::vector<PauseState>* pause_ = nullptr;        // per port; set by the subclass
+  std::unique_ptr<std::vector<LinkFault>> faults_;  // per port; only in runs with fabric events
   std::vector<PfcObserver*> pfc_obs_;
   uint32_t graph_id_ = 0;
   std::string name_;

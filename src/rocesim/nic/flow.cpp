@@ -16,6 +16,18 @@ const char* to_string(RdmaOp op) {
   return "?";
 }
 
+const char* to_string(WcStatus s) {
+  switch (s) {
+    case WcStatus::kSuccess:
+      return "success";
+    case WcStatus::kRetryExceeded:
+      return "retry_exceeded";
+    case WcStatus::kFlushed:
+      return "flushed";
+  }
+  return "?";
+}
+
 bool parse_op(const std::string& s, RdmaOp& op) {
   if (s == "write") {
     op = RdmaOp::kWrite;

@@ -48,7 +48,11 @@ struct WorkRequest {
 // the last byte of a plain WRITE landed in the responder's memory: not a verbs completion, but what an
 // application polling its buffer (as perftest's ib_write_lat does) sees, for QPs that ask for it.
 enum class WcKind : uint8_t { kSend, kRecv, kLanded };
-enum class WcStatus : uint8_t { kSuccess };
+// kRetryExceeded: the queue pair's transport retries ran out (IBV_WC_RETRY_EXC_ERR) and it went to the error
+// state; kFlushed: a work request on a queue pair in the error state (IBV_WC_WR_FLUSH_ERR). Error completions
+// are reported whether the request was signaled or not.
+enum class WcStatus : uint8_t { kSuccess, kRetryExceeded, kFlushed };
+const char* to_string(WcStatus s);
 struct Completion {
   uint64_t wr_id = 0;  // kSend: the work request's; kRecv, kLanded: the n-th message received on the QP
   uint32_t qp = 0;     // the application's queue-pair handle
@@ -68,8 +72,9 @@ struct FlowRecord {
   Time posted;     // when the work request was posted (spec.start unless it waited for another flow)
   Time ideal_fct;  // alone on an idle fabric (see Network::ideal_fct)
   Time base_rtt;   // one full packet out and its ACK back, on the idle fabric
-  Time end;        // when the requester saw the completion; zero while unfinished
+  Time end;        // when the requester saw the completion (or the failure); zero while unfinished
   bool done = false;
+  bool failed = false;      // its queue pair went to the error state before it completed
   int64_t retransmits = 0;  // packets sent again (go-back-N or timeout)
   int64_t cnps = 0;         // CNPs received by the data sender
   int64_t timeouts = 0;

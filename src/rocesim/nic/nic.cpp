@@ -37,6 +37,10 @@ const Schema<NicParams>& NicParams::schema() {
              "READs outstanding per QP: further READs wait at the requester, and the responder keeps that many "
              "for re-requests (IBTA max_rd_atomic / max_dest_rd_atomic; ConnectX reports max_qp_rd_atom 16)",
              in_range<int64_t>(1, 256), "messages")
+        .add(&NicParams::retry_count, "retry_count", "7",
+             "retransmission timeouts in a row a requester retries before its QP goes to the error state and its "
+             "requests fail (IBTA retry_cnt, 3 bits; 7 is the rdma-core and perftest default)",
+             in_range<int64_t>(0, 7), "retries")
         .reserved("cc", "congestion control, see nic.cc.*");
     return sc;
   }();
@@ -184,6 +188,10 @@ void Nic::start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record) {
   SendQp& q = send_[qpn];
   SendSide& side = sq_side_[qpn];
   const QpMessage m = message(q.end_psn, wr, record);
+  if (q.error) {
+    fail_message(m, side.owner, side.handle, WcStatus::kFlushed);
+    return;
+  }
   records_[record].offset = side.posted_bytes;
   side.posted_bytes += m.size;
   side.msgs.push_back(m);
@@ -196,6 +204,10 @@ void Nic::start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record) {
 void Nic::start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record) {
   RecvQp& r = recv_[qpn];
   const QpMessage m = message(r.read_end, wr, record);
+  if (r.error) {
+    fail_message(m, r.owner, r.handle, WcStatus::kFlushed);
+    return;
+  }
   records_[record].offset = r.posted_bytes;
   r.posted_bytes += m.size;
   r.read_end = m.end_psn;
@@ -252,6 +264,34 @@ void Nic::finish_message(const QpMessage& m, uint32_t owner, uint32_t handle) {
   sim_.release();
 }
 
+void Nic::fail_message(const QpMessage& m, uint32_t owner, uint32_t handle, WcStatus status) {
+  FlowRecord& rec = records_[m.record];
+  rec.end = sim_.now();
+  rec.failed = true;
+  complete(owner, Completion{m.wr_id, handle, WcKind::kSend, status, m.op, 0, sim_.now()});
+  sim_.release();
+}
+
+void Nic::fail_send_qp(uint32_t qpn) {
+  SendQp& q = send_[qpn];
+  SendSide& side = sq_side_[qpn];
+  q.error = true;
+  q.next_psn = q.acked = q.end_psn;  // nothing more goes out
+  for (size_t i = side.head; i < side.msgs.size(); ++i) {
+    fail_message(side.msgs[i], side.owner, side.handle, i == side.head ? WcStatus::kRetryExceeded : WcStatus::kFlushed);
+  }
+  side.head = side.msgs.size();
+}
+
+void Nic::fail_read_qp(uint32_t qpn) {
+  RecvQp& r = recv_[qpn];
+  r.error = true;
+  for (size_t i = r.read_head; i < r.reads.size(); ++i) {
+    fail_message(r.reads[i], r.owner, r.handle, i == r.read_head ? WcStatus::kRetryExceeded : WcStatus::kFlushed);
+  }
+  r.read_head = r.read_next = r.reads.size();
+}
+
 void Nic::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kEvPost:
@@ -276,6 +316,10 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       if (FlowRecord* rec = head_record(static_cast<uint32_t>(arg))) {
         ++rec->timeouts;
       }
+      if (++q.retries > p_.retry_count) {
+        fail_send_qp(static_cast<uint32_t>(arg));
+        break;
+      }
       go_back(q, q.acked, static_cast<uint32_t>(arg));
       break;
     }
@@ -288,6 +332,10 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       if (sim_.now() >= r.deadline) {  // no response advanced for a whole timeout: ask again
         const QpMessage& m = r.reads[r.read_head];
         ++records_[m.record].timeouts;
+        if (++r.retries > p_.retry_count) {
+          fail_read_qp(static_cast<uint32_t>(arg));
+          break;
+        }
         r.deadline = sim_.now() + p_.retransmit_timeout;
         send_read_request(r, m, r.expected);
       }
@@ -741,8 +789,12 @@ void Nic::message_received(RecvQp& r, uint8_t opcode) {
 // READ responses at the requester: no ACKs; the last one of a READ completes it; a gap or a timeout makes the
 // requester ask again from the first response missing.
 void Nic::on_read_response(RecvQp& r, const Packet* p) {
+  if (r.error) {
+    return;
+  }
   if (p->psn == r.expected) {
     ++r.expected;
+    r.retries = 0;
     r.delivered += p->payload;
     r.nak_sent = false;
     r.deadline = sim_.now() + p_.retransmit_timeout;
@@ -783,6 +835,7 @@ void Nic::on_ack(Packet* p) {
       newly += covered(side.msgs[i], upto) - covered(side.msgs[i], q.acked);
     }
     q.acked = upto;
+    q.retries = 0;
     q.rto_deadline = sim_.now() + p_.retransmit_timeout;
     AckInfo info;
     side.acked_bytes += newly;

@@ -25,6 +25,7 @@ struct NicParams {
   Time wqe_fetch;             // from a doorbell to the NIC holding the work request (MMIO write, DMA read of the WQE)
   Time wqe_gap;               // the send engine's time per work request: its message rate is 1 / wqe_gap
   int64_t max_rd_atomic = 0;  // READs a requester has outstanding per QP; the responder keeps as many
+  int64_t retry_count = 0;    // timeouts in a row a requester retries before its QP goes to the error state
   static const Schema<NicParams>& schema();
 };
 
@@ -73,6 +74,7 @@ struct NicCounters {
   int64_t acks_sent = 0;
   int64_t tx_bytes = 0;  // frame bytes
   int64_t rx_bytes = 0;
+  int64_t lost_link_down = 0;  // packets sent on, or in flight on, this NIC's link when it was down
 };
 
 // Fields of an ACK or NAK beyond the addressing (see Nic::send_ctrl).
@@ -167,6 +169,8 @@ class Nic final : public Node, public CcTimers {
     bool active = false;         // in the round-robin list
     bool started = false;
     bool rto_armed = false;
+    bool error = false;     // retries ran out: the QP sends nothing more, its requests fail (flushed)
+    uint8_t retries = 0;    // timeouts in a row without an ACK advancing
     Time last_tx;           // when the QP last started a packet
     int32_t last_wire = 0;  // its wire bytes
     Time next_send;         // last_tx + last_wire x 8 / rate, at the current rate (see pacing_changed)
@@ -204,6 +208,8 @@ class Nic final : public Node, public CcTimers {
     uint64_t received = 0;  // messages completed here (kRecv, kLanded)
     Time deadline;          // READ: re-request if no response advances before this
     bool rto_armed = false;
+    bool error = false;   // READ requester: retries ran out
+    uint8_t retries = 0;  // READ requester: timeouts in a row without a response advancing
     uint32_t owner = 0, handle = 0, conn = 0;
     // READ requester: the READs posted, from the oldest outstanding (read_head); read_end is the next PSN.
     std::vector<QpMessage> reads;
@@ -228,6 +234,18 @@ class Nic final : public Node, public CcTimers {
   void pause_ended(uint16_t, uint8_t) override {
     pause_armed_ = pause_states_[0].armed;
     try_send();
+  }
+  void link_changed(uint16_t, bool up) override {
+    pause_armed_ = pause_states_[0].armed;
+    if (up) {
+      try_send();
+    }
+  }
+  void lost_to_link(Packet* p, uint16_t, bool) override {
+    if (p->kind != PacketKind::kPfc) {
+      ++cnt_.lost_link_down;
+    }
+    pool_.release(p);
   }
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -268,6 +286,12 @@ class Nic final : public Node, public CcTimers {
                       Time at);
   // The message is complete at the requester: its record, the run's hold on it, its completion if signaled.
   void finish_message(const QpMessage& m, uint32_t owner, uint32_t handle);
+  // The message failed (its QP is in the error state): its record, the hold, an error completion.
+  void fail_message(const QpMessage& m, uint32_t owner, uint32_t handle, WcStatus status);
+  // A requester's retries ran out (the retry counter of IBTA vol 1, 9.7; retry_cnt in ibv_modify_qp(3)): the QP
+  // goes to the error state and every request on it fails, the oldest with kRetryExceeded, the rest flushed.
+  void fail_send_qp(uint32_t qpn);
+  void fail_read_qp(uint32_t qpn);
   void compact(SendSide& side);
   // Reports a completion to the owner, after the current event (kEvCqe), so that the application's reaction
   // never runs inside the NIC's own bookkeeping.

@@ -113,6 +113,10 @@ const char* to_string(DropReason r) {
       return "headroom_overflow";
     case DropReason::kBufferFull:
       return "buffer_full";
+    case DropReason::kLinkDown:
+      return "link_down";
+    case DropReason::kNoRoute:
+      return "no_route";
   }
   return "?";
 }
@@ -207,18 +211,24 @@ void Switch::set_routes(std::shared_ptr<const RouteTable> table, uint64_t ecmp_s
   ecmp_seed_ = ecmp_seed;
 }
 
+void Switch::schedule_routes(std::shared_ptr<const RouteTable> table, Time at) {
+  scheduled_routes_.push_back(std::move(table));
+  sim_.at(at, this, kEvRoutes, scheduled_routes_.size() - 1);
+}
+
+uint16_t RouteTable::port(const Packet& p, uint64_t seed) const {
+  const uint16_t set = set_of[p.dst];
+  return set_ports[set_offset[set] + ecmp_pick(ecmp_hash(p, seed), set_offset[set + 1u] - set_offset[set])];
+}
+
 uint16_t Switch::route(const Packet& p) const {
   const uint16_t set = route_set_[p.dst];
   const uint32_t b = set_offset_[set];
   const uint32_t n = set_offset_[set + 1u] - b;
-  // ECMP over the five-tuple: addresses, UDP ports (destination 4791; the source port is the flow's entropy)
-  // and protocol, hashed with a per-switch seed so that tiers do not polarise. Hashed also when the set has one
-  // port (it picks index 0 then): whether it has one depends on the packet's direction, so a branch on it
-  // mispredicted on one switch hop in three or four (cachegrind's branch simulation, ft16).
-  uint64_t key = (uint64_t{p.src} << 32 | p.dst) ^ (uint64_t{p.sport} << 16 | wire::kRoceUdpPort) * 0x9E37ULL ^
-                 (uint64_t{17} << 56) ^ ecmp_seed_;
-  const uint64_t h = splitmix64(key);
-  return set_ports_[b + static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64)];
+  // Hashed also when the set has one port (it picks index 0 then): whether it has one depends on the packet's
+  // direction, so a branch on it mispredicted on one switch hop in three or four (cachegrind's branch
+  // simulation, ft16).
+  return set_ports_[b + ecmp_pick(ecmp_hash(p, ecmp_seed_), n)];
 }
 
 PortPrioCounters Switch::counters(uint16_t port, int prio) const {
@@ -231,7 +241,8 @@ PortPrioCounters Switch::counters(uint16_t port, int prio) const {
   c.rx_bytes = i.rx_bytes;
   c.max_queue = e.max_queue;
   c.ecn_marked = e.ecn_marked;
-  c.drops = i.drops;
+  std::copy(i.drops.begin(), i.drops.end(), c.drops.begin());
+  std::copy(pt.pfc[prio].fault_drops.begin(), pt.pfc[prio].fault_drops.end(), c.drops.begin() + kAdmissionDrops);
   c.xoff_sent = pt.pfc[prio].xoff_sent;
   c.xon_sent = pt.pfc[prio].xon_sent;
   c.max_headroom = pt.pfc[prio].max_headroom;
@@ -241,8 +252,11 @@ PortPrioCounters Switch::counters(uint16_t port, int prio) const {
 int64_t Switch::drops_total() const {
   int64_t d = 0;
   for (const auto& port : ports_) {
-    for (const auto& c : port.in) {
-      for (int64_t x : c.drops) {
+    for (int c = 0; c < 8; ++c) {
+      for (int64_t x : port.in[c].drops) {
+        d += x;
+      }
+      for (int64_t x : port.pfc[c].fault_drops) {
         d += x;
       }
     }
@@ -263,6 +277,9 @@ void Switch::prefetch(uint32_t kind, uint64_t arg) const {
     }
     const int prio = dscp_to_prio_[p.dscp & 63];
     const uint16_t o = route(p);
+    if (o >= ports_.size()) [[unlikely]] {  // no route (after a failure)
+      return;
+    }
     const Port& out = ports_[o];
     __builtin_prefetch(&ports_[p.in_port].in[prio]);
     __builtin_prefetch(&out);
@@ -382,6 +399,12 @@ void Switch::release(Packet* p) {
 
 void Switch::enqueue(Packet* p) {
   const uint16_t out = route(*p);
+  if (faults_) [[unlikely]] {
+    if (out == RouteTable::kNoRoute || (*faults_)[out].down) {
+      drop_admitted(p, out == RouteTable::kNoRoute ? DropReason::kNoRoute : DropReason::kLinkDown);
+      return;
+    }
+  }
   Port& port = ports_[out];
   const int c = p->priority;
   EgressClass& q = port.out[c];
@@ -411,14 +434,68 @@ void Switch::enqueue(Packet* p) {
 }
 
 void Switch::drop(Packet* p, DropReason r) {
-  ++ports_[p->in_port].in[p->priority].drops[static_cast<int>(r)];
+  const int i = static_cast<int>(r);
+  ++(i < kAdmissionDrops ? ports_[p->in_port].in[p->priority].drops[i]
+                         : ports_[p->in_port].pfc[p->priority].fault_drops[i - kAdmissionDrops]);
   pool_.release(p);
+}
+
+void Switch::drop_admitted(Packet* p, DropReason r) {
+  release(p);
+  drop(p, r);
+}
+
+// A port whose link fails loses what it queued (the frames can no longer leave) and forgets the pause its peer
+// asked for; one whose link comes back tells the peer which priorities are still paused.
+void Switch::link_changed(uint16_t port, bool up) {
+  Port& pt = ports_[port];
+  pt.pause_armed = pause_states_[port].armed;
+  if (up) {
+    pt.pfc_pending = pt.xoff;
+    try_send(port);
+    return;
+  }
+  pt.pfc_pending = 0;
+  for (int c = 0; c < 8; ++c) {
+    EgressClass& q = pt.out[c];
+    while (Packet* p = q.head) {
+      q.head = p->next;
+      q.qbytes -= p->frame;
+      if (telemetry_) {
+        pt.q_total -= p->frame;
+      }
+      drop_admitted(p, DropReason::kLinkDown);
+    }
+    q.tail = nullptr;
+    q.size = 0;
+    pt.view.head_bytes[c] = 0;
+  }
+  pt.view.nonempty = 0;
+  pt.stale = 0;
+}
+
+// Frames lost on a dead link: data counts as dropped at the ingress class it came in on (arriving) or was
+// admitted at (leaving); PFC frames are the switch's own and count nowhere.
+void Switch::lost_to_link(Packet* p, uint16_t port, bool at_egress) {
+  if (p->kind == PacketKind::kPfc) {
+    pool_.release(p);
+    return;
+  }
+  if (!at_egress) {
+    p->priority = dscp_to_prio_[p->dscp & 63];
+    p->in_port = port;
+  }
+  drop(p, DropReason::kLinkDown);
 }
 
 void Switch::send_next(uint16_t out) {
   Port& port = ports_[out];
   // MAC control frames go ahead of data and are not subject to pause.
   if (port.pfc_pending) {
+    if (faults_ && (*faults_)[out].down) {  // nothing reaches the peer; the link's return re-signals (link_changed)
+      port.pfc_pending = 0;
+      return;
+    }
     Packet* f = pool_.acquire(PacketKind::kPfc);
     f->frame = wire::kPfcFrame;
     PacketExt& fx = pool_.ext(f);
@@ -516,6 +593,11 @@ void Switch::tx_done(uint16_t port) {
 void Switch::on_event(uint32_t kind, uint64_t arg) {
   if (kind == kEvForward) {
     enqueue(reinterpret_cast<Packet*>(arg));
+  } else if (kind == kEvRoutes) {
+    if (arg >= routes_installed_) {
+      set_routes(scheduled_routes_[arg], ecmp_seed_);
+      routes_installed_ = arg + 1;
+    }
   } else if (kind == kEvPfcRefresh) {
     const auto port = static_cast<uint16_t>(arg >> 8);
     const int c = static_cast<int>(arg & 7);

@@ -49,16 +49,34 @@ Bytes pfc_headroom(Rate rate, Time delay, Bytes max_frame, Time response_time);
 // ports. Immutable once built, and switches whose tables are equal share one (Network::build_routes): in a k=16
 // fat-tree the 320 switches need 145 distinct tables, 0.3 MB instead of 0.66 MB, which stays in cache.
 struct RouteTable {
-  std::vector<uint16_t> set_of;      // per destination host: its next-hop set
-  std::vector<uint32_t> set_offset;  // set s is set_ports[set_offset[s] .. set_offset[s + 1])
+  static constexpr uint16_t kNoRoute = 0xFFFF;  // the one "port" of an unreachable destination's set
+  std::vector<uint16_t> set_of;                 // per destination host: its next-hop set
+  std::vector<uint32_t> set_offset;             // set s is set_ports[set_offset[s] .. set_offset[s + 1])
   std::vector<uint16_t> set_ports;
   // From next-hop ports next[offset[h] .. offset[h + 1]) for each destination host h.
   RouteTable(const std::vector<uint32_t>& offset, const std::vector<uint16_t>& next);
   auto operator<=>(const RouteTable&) const = default;
+  // The port a switch with ECMP seed `seed` sends `p` to (Switch::route does the same on its own copy).
+  uint16_t port(const Packet& p, uint64_t seed) const;
 };
 
-enum class DropReason : uint8_t { kSharedLimit, kHeadroomOverflow, kBufferFull };
-inline constexpr int kDropReasons = 3;
+// ECMP over the five-tuple: addresses, UDP ports (destination 4791; the source port is the flow's entropy) and
+// protocol, hashed with a per-switch seed so that tiers do not polarise.
+inline uint64_t ecmp_hash(const Packet& p, uint64_t seed) {
+  uint64_t key = (uint64_t{p.src} << 32 | p.dst) ^ (uint64_t{p.sport} << 16 | wire::kRoceUdpPort) * 0x9E37ULL ^
+                 (uint64_t{17} << 56) ^ seed;
+  return splitmix64(key);
+}
+// Which of `n` next hops a hash picks (multiply-shift: uniform, no division).
+inline uint32_t ecmp_pick(uint64_t h, uint32_t n) {
+  return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64);
+}
+
+// kLinkDown: queued for, routed to or in flight on a link that failed; kNoRoute: no path to the destination
+// in the switch's current routes (after a failure cut it off).
+enum class DropReason : uint8_t { kSharedLimit, kHeadroomOverflow, kBufferFull, kLinkDown, kNoRoute };
+inline constexpr int kDropReasons = 5;
+inline constexpr int kAdmissionDrops = 3;  // the first three: the buffer's
 const char* to_string(DropReason r);
 
 // Counters of one (port, priority).
@@ -89,6 +107,10 @@ class Switch final : public Node {
   void finalize(const std::string& scenario_file);
   // The forwarding table (possibly shared with other switches) and this switch's ECMP hash seed.
   void set_routes(std::shared_ptr<const RouteTable> table, uint64_t ecmp_seed);
+  uint64_t ecmp_seed() const { return ecmp_seed_; }
+  // Routes the switch installs at `at` (after a fabric change, once its routing has converged). Tables are
+  // numbered in the order of the changes; a table older than the installed one is skipped.
+  void schedule_routes(std::shared_ptr<const RouteTable> table, Time at);
 
   size_t num_ports() const { return ports_.size(); }
   bool is_switch() const override { return true; }
@@ -103,7 +125,7 @@ class Switch final : public Node {
   uint16_t route(const Packet& p) const;
 
  private:
-  enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh, kEvLast };
+  enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh, kEvRoutes, kEvLast };
   static_assert(kEvLast <= kMaxEventKinds, "event kinds fit the event queue's six bits");
 
   // Port state is grouped by what one packet touches, a cache line per group: the port's header (two lines: what
@@ -130,17 +152,18 @@ class Switch final : public Node {
     int64_t shared_used = 0;
     int64_t hdrm_used = 0;
     int64_t rx_bytes = 0;
-    std::array<int64_t, kDropReasons> drops{};
+    std::array<int64_t, kAdmissionDrops> drops{};  // the admission's reasons; link failures count in PfcClass
     // This group's bit of the port's xoff, copied here because admission and release read it for every packet:
     // reading the port's first line instead cost a cache miss per hop on large fabrics.
     bool xoff = false;
   };
-  // What only PFC frames and the use of headroom touch.
+  // What only PFC frames, the use of headroom and link failures touch.
   struct PfcClass {
     uint32_t refresh_gen = 0;
     int64_t xoff_sent = 0;
     int64_t xon_sent = 0;
-    int64_t max_headroom = 0;  // deepest headroom use seen at ingress
+    int64_t max_headroom = 0;                                           // deepest headroom use seen at ingress
+    std::array<int64_t, kDropReasons - kAdmissionDrops> fault_drops{};  // kLinkDown, kNoRoute (at ingress)
   };
   struct alignas(64) Port {
     // Serialising until busy_until_[port]. A kEvTxDone is scheduled only when something waits for the port then
@@ -184,6 +207,10 @@ class Switch final : public Node {
     try_send(port);
   }
   void on_event(uint32_t kind, uint64_t arg) override;
+  void link_changed(uint16_t port, bool up) override;
+  void lost_to_link(Packet* p, uint16_t port, bool at_egress) override;
+  // enqueue() of a packet whose egress is dead or that has no route: dropped after admission.
+  void drop_admitted(Packet* p, DropReason r);
 
   bool admit(Packet* p);
   void release(Packet* p);
@@ -240,6 +267,8 @@ class Switch final : public Node {
   const uint32_t* set_offset_ = nullptr;
   const uint16_t* set_ports_ = nullptr;
   std::shared_ptr<const RouteTable> routes_;
+  std::vector<std::shared_ptr<const RouteTable>> scheduled_routes_;  // kEvRoutes's argument indexes these
+  size_t routes_installed_ = 0;                                      // one past the newest installed
   uint64_t ecmp_seed_ = 0;
   Rng rng_;
   SwitchParams params_;

@@ -89,9 +89,19 @@ class PerftestClient final : public Application {
     qps_.push_back(handle);
   }
   const std::vector<Row>& rows() const { return rows_; }
+  // perftest stops at the first completion with an error: the size it was at, and the completion's status.
+  std::optional<std::pair<int64_t, WcStatus>> failure() const { return failure_; }
 
   void on_timer(Host& host, uint64_t) override { begin_size(host); }
   void on_completion(Host& host, const Completion& c) override {
+    if (failure_) {
+      return;
+    }
+    if (c.status != WcStatus::kSuccess) {
+      failure_ = {sizes_[size_].count(), c.status};
+      host.release();
+      return;
+    }
     const bool mine = kind_ == Kind::kBw || op_ == RdmaOp::kRead ? c.kind == WcKind::kSend : c.kind != WcKind::kSend;
     if (!mine) {
       return;
@@ -207,6 +217,7 @@ class PerftestClient final : public Application {
   size_t size_ = 0;
   std::vector<Time> tposted_, tcompleted_;
   std::vector<Row> rows_;
+  std::optional<std::pair<int64_t, WcStatus>> failure_;
 };
 
 // The server side: in the ping-pong tests it answers each message with one of the same size.
@@ -275,6 +286,10 @@ class PerftestReport final : public WorkloadReport {
           csv += fmt::format("{},{},{},{},{},,,,{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n", test_, cn, sn,
                              r.bytes, r.iterations, r.t_min, r.t_max, r.t_typical, r.t_avg, r.t_stdev, r.p99, r.p999);
         }
+      }
+      if (const auto f = pairs_[i].app->failure()) {
+        txt += fmt::format(" Completion with error at client ({}, at {} bytes): the test stopped\n",
+                           to_string(f->second), f->first);
       }
       txt += line + "\n";
     }

@@ -1,0 +1,102 @@
+#include "rocesim/net/fabric_events.hpp"
+
+namespace rocesim {
+
+const Schema<RoutingParams>& RoutingParams::schema() {
+  static const Schema<RoutingParams> s = [] {
+    Schema<RoutingParams> sc("routing", "how the switches' routes follow fabric events");
+    sc.add(&RoutingParams::convergence, "convergence", "50ms",
+           "after a link or switch goes down or up, each switch recomputes its routes (ECMP over the remaining "
+           "shortest paths) this much later; until then packets routed to a dead port are dropped (50 ms: the "
+           "restoration target commonly set for fast convergence, FD.io VPP FIB documentation, 'Fast "
+           "Convergence')",
+           at_least(Time()))
+        .add(&RoutingParams::jitter, "jitter", "0ns",
+             "each switch converges a further uniform random time in [0, jitter] later, from its own random "
+             "stream, so that routes can be inconsistent for a while, as in real fabrics",
+             at_least(Time()));
+    return sc;
+  }();
+  return s;
+}
+
+const char* to_string(FabricEvent::Kind k) {
+  switch (k) {
+    case FabricEvent::Kind::kLinkDown:
+      return "link_down";
+    case FabricEvent::Kind::kLinkUp:
+      return "link_up";
+    case FabricEvent::Kind::kSwitchDown:
+      return "switch_down";
+    case FabricEvent::Kind::kSwitchUp:
+      return "switch_up";
+  }
+  return "?";
+}
+
+namespace {
+struct EventParams {
+  Time at;
+  std::string type, link, sw;
+  static const Schema<EventParams>& schema() {
+    static const Schema<EventParams> s = [] {
+      Schema<EventParams> sc("events[]", "one change of the fabric during the run");
+      sc.add(&EventParams::at, "at", "0ns", "when it happens", at_least(Time()))
+          .add(&EventParams::type, "type", "link_down", "link_down, link_up, switch_down or switch_up",
+               one_of({"link_down", "link_up", "switch_down", "switch_up"}))
+          .add(&EventParams::link, "link", "",
+               "link_down, link_up: the link, by a switch port at either end (leaf0:4) or by the NIC on it (host3, "
+               "host3.nic1); both directions fail")
+          .add(&EventParams::sw, "switch", "", "switch_down, switch_up: the switch; every link on it fails")
+          .validate_keys(
+              [](const EventParams& e, const YAML::Node& n) -> std::optional<std::pair<std::string, std::string>> {
+                const bool link = e.type == "link_down" || e.type == "link_up";
+                if (!n["at"]) {
+                  return std::make_pair("at", "every event needs a time (at: 1ms)");
+                }
+                if (link && e.link.empty()) {
+                  return std::make_pair("link", e.type + " needs `link:` (a switch port such as leaf0:4, or a NIC)");
+                }
+                if (!link && e.sw.empty()) {
+                  return std::make_pair("switch", e.type + " needs `switch:` (a switch name)");
+                }
+                if (link ? !e.sw.empty() : !e.link.empty()) {
+                  return std::make_pair(link ? "switch" : "link", "does not go with type " + e.type);
+                }
+                return std::nullopt;
+              });
+      return sc;
+    }();
+    return s;
+  }
+};
+}  // namespace
+
+std::vector<FabricEvent> parse_fabric_events(const YAML::Node& n, const ParseCtx& ctx) {
+  std::vector<FabricEvent> out;
+  if (!n.IsDefined() || n.IsNull()) {
+    return out;
+  }
+  if (!n.IsSequence()) {
+    throw InputError(ctx.file, line_of(n), "events", "expected a list of events (- {at: 1ms, type: link_down, ...})");
+  }
+  for (size_t i = 0; i < n.size(); ++i) {
+    const std::string path = "events." + std::to_string(i);
+    const EventParams p = EventParams::schema().parse(n[i], ctx, path);
+    FabricEvent e;
+    e.at = p.at;
+    e.kind = p.type == "link_down"     ? FabricEvent::Kind::kLinkDown
+             : p.type == "link_up"     ? FabricEvent::Kind::kLinkUp
+             : p.type == "switch_down" ? FabricEvent::Kind::kSwitchDown
+                                       : FabricEvent::Kind::kSwitchUp;
+    e.target = e.on_link() ? p.link : p.sw;
+    e.line = line_of(n[i]);
+    e.target_key = path + (e.on_link() ? ".link" : ".switch");
+    out.push_back(e);
+  }
+  return out;
+}
+
+void describe_fabric_events(std::vector<ParamDoc>& out) { EventParams::schema().describe("events[]", out); }
+
+}  // namespace rocesim

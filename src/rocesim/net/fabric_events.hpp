@@ -1,0 +1,39 @@
+// A fabric that changes during the run: the scenario's `events:` (links and switches failing and coming back)
+// and `routing:` (how long the switches' routing takes to converge after a change).
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+#include "rocesim/core/params.hpp"
+
+namespace rocesim {
+
+struct RoutingParams {
+  Time convergence;
+  Time jitter;
+  static const Schema<RoutingParams>& schema();
+};
+
+// One entry of `events:`. `target` names a link (a switch port "leaf0:4", or a NIC "host3") or a switch.
+struct FabricEvent {
+  enum class Kind { kLinkDown, kLinkUp, kSwitchDown, kSwitchUp };
+  Time at;
+  Kind kind = Kind::kLinkDown;
+  std::string target;
+  int line = 0;            // in the scenario file, for messages
+  std::string target_key;  // "events.2.link", for messages
+  bool on_link() const { return kind == Kind::kLinkDown || kind == Kind::kLinkUp; }
+  bool up() const { return kind == Kind::kLinkUp || kind == Kind::kSwitchUp; }
+};
+const char* to_string(FabricEvent::Kind k);
+
+// Parses `events:` (a list, or absent); throws InputError naming the entry's line and key. Targets are checked
+// against the network when the events are scheduled (Network::schedule_events).
+std::vector<FabricEvent> parse_fabric_events(const YAML::Node& n, const ParseCtx& ctx);
+// The keys of one event, for `rocesim params` and the scenario reference.
+void describe_fabric_events(std::vector<ParamDoc>& out);
+
+}  // namespace rocesim
