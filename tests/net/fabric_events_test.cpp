@@ -247,3 +247,32 @@ TEST(FabricEvents, BadEventsNameTheirKey) {
 }
 
 }  // namespace rocesim
+
+namespace rocesim {
+TEST(FabricEvents, PauseTowardADeadLinkIsClearedAndStopsCounting) {
+  // Three senders at line rate into one 100 Gb/s receiver behind a small buffer: the switch pauses them. host1's
+  // link fails at 30 us while host1 is paused (from 11.6 us); the pause its switch had set is void from then on.
+  const std::string yaml = R"(seed: 1
+stop: 10ms
+topology: {type: star, hosts: 4, host_link: {rate: 100Gbps, delay: 1us}}
+switch: {buffer: 1MB, pfc: {priorities: [3]}}
+nic: {cc: none, retransmit_timeout: 100us, retry_count: 0}
+events:
+  - {at: 30us, type: link_down, link: host1}
+)";
+  auto s = test::make_sim(yaml);
+  for (uint32_t h = 1; h < 4; ++h) {
+    s->net().add_flow(test::write_flow(h, 0, Bytes(2'000'000)));
+  }
+  s->sim().run(Time::us(30) - Time::ps(1));
+  const PauseState& ps = s->net().nic(1).pause_state();
+  ASSERT_TRUE(ps.paused(3, s->sim().now()));
+  const Time until = ps.until[3];
+  ASSERT_GT(until, Time::us(30));
+  s->sim().run(Time::ms(10));
+  EXPECT_EQ(ps.armed, 0);
+  EXPECT_EQ(ps.until[3], Time());
+  EXPECT_LT(ps.total[3], Time::us(30) - Time::us(11));  // nothing of the pause counts after the failure
+  EXPECT_TRUE(s->net().conservation().holds());
+}
+}  // namespace rocesim
