@@ -18,6 +18,22 @@ struct RunProgress {
   uint64_t events;
 };
 
+// An event kind, checked when the program is compiled: every kind a component schedules is a constant below
+// CalendarQueue::kKinds (the wheel keeps a kind in six bits), so none is cut short in a Release build.
+class EventKind {
+ public:
+  template <class K>
+  consteval EventKind(K kind) : v_(static_cast<uint32_t>(kind)) {  // NOLINT: implicit from each kind enumerator
+    if (v_ >= CalendarQueue::kKinds) {
+      throw "an event kind must be below CalendarQueue::kKinds";
+    }
+  }
+  constexpr uint32_t value() const { return v_; }
+
+ private:
+  uint32_t v_;
+};
+
 class Simulator {
  public:
   explicit Simulator(uint64_t seed) : seed_(seed) { queue_.reserve(1 << 16); }
@@ -33,8 +49,8 @@ class Simulator {
   // How far ahead of the clock events go on the wheel rather than into the heap.
   Time horizon() const { return Time::ps(static_cast<int64_t>(queue_.buckets()) << CalendarQueue::kShift); }
 
-  void at(Time t, EventHandler* h, uint32_t kind, uint64_t arg = 0) { queue_.push(t, h, kind, arg); }
-  void after(Time d, EventHandler* h, uint32_t kind, uint64_t arg = 0) { queue_.push(now_ + d, h, kind, arg); }
+  void at(Time t, EventHandler* h, EventKind kind, uint64_t arg = 0) { queue_.push(t, h, kind.value(), arg); }
+  void after(Time d, EventHandler* h, EventKind kind, uint64_t arg = 0) { queue_.push(now_ + d, h, kind.value(), arg); }
 
   // A random stream for the component at `path`, independent of every other component's stream.
   Rng rng(std::string_view path) const { return Rng(seed_, path); }

@@ -518,7 +518,11 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
         up[i] = now_up;
         changed = true;
         for (int end = 0; end < 2; ++end) {
-          sim_.at(e->at, link_ports_[i].node[end], now_up ? kEvLinkUp : kEvLinkDown, link_ports_[i].port[end]);
+          if (now_up) {
+            sim_.at(e->at, link_ports_[i].node[end], kEvLinkUp, link_ports_[i].port[end]);
+          } else {
+            sim_.at(e->at, link_ports_[i].node[end], kEvLinkDown, link_ports_[i].port[end]);
+          }
         }
       }
     }

@@ -19,8 +19,7 @@ void Node::handle_event(uint32_t kind, uint64_t arg) {
       tx_done(txdone_port(arg));
       break;
     case kEvPauseEnd: {
-      const auto port = static_cast<uint16_t>(arg >> 8);
-      const int prio = static_cast<int>(arg & 7);
+      const auto [port, prio] = PauseEndArg::decode(arg);
       PauseState& ps = (*pause_)[port];
       // A refreshed pause moved `until` later; this expiry is then stale and the later one will fire.
       if (ps.until[prio] != Time() && ps.until[prio] <= sim_.now()) {
@@ -101,7 +100,7 @@ uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& frame, Rate
         ps.since[prio] = now + response;
       }
       ps.set_until(prio, now + response + pause_time(pfc.pfc_quanta[prio], rate));
-      sim_.at(ps.until[prio], this, kEvPauseEnd, (uint64_t{port} << 8) | static_cast<uint64_t>(prio));
+      sim_.at(ps.until[prio], this, kEvPauseEnd, PauseEndArg{port, static_cast<uint8_t>(prio)}.encode());
     }
   }
   return resumed;

@@ -19,7 +19,7 @@ class Node;
 enum NodeEvent : uint32_t {
   kEvArrive = 0,    // arg: Packet*, fully received (last bit in)
   kEvTxDone = 1,    // arg: txdone_arg(port, hint); the port's serialiser is free
-  kEvPauseEnd = 2,  // arg: port index << 8 | priority; a received PFC pause may have expired
+  kEvPauseEnd = 2,  // arg: PauseEndArg; a received PFC pause may have expired
   kEvLinkDown = 3,  // arg: port; the link on it fails (a scenario event)
   kEvLinkUp = 4,    // arg: port; the link on it works again
   kNodeEventBase = 16,
@@ -39,6 +39,14 @@ inline uint16_t txdone_port(uint64_t arg) { return static_cast<uint16_t>(arg >> 
 inline const Packet* txdone_hint(uint64_t arg) {
   return reinterpret_cast<const Packet*>(arg & ((uint64_t{1} << 48) - 1));
 }
+
+// kEvPauseEnd's argument: the port and the priority whose pause may have expired.
+struct PauseEndArg {
+  uint16_t port = 0;
+  uint8_t prio = 0;
+  uint64_t encode() const { return uint64_t{port} << 8 | prio; }
+  static PauseEndArg decode(uint64_t a) { return {static_cast<uint16_t>(a >> 8), static_cast<uint8_t>(a & 7)}; }
+};
 
 // One direction of a full-duplex link, as seen from the sending port.
 struct LinkEnd {

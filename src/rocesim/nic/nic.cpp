@@ -232,7 +232,7 @@ void Nic::issue_reads(RecvQp& r) {
 }
 
 void Nic::arm(CongestionControl* cc, Time at, uint32_t id) {
-  sim_.at(at, this, kEvCcTimer, (uint64_t{cc->owner} << 32) | id);
+  sim_.at(at, this, kEvCcTimer, CcTimerArg{cc->owner, id}.encode());
 }
 
 FlowRecord* Nic::head_record(uint32_t qpn) {
@@ -344,8 +344,9 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       break;
     }
     case kEvCcTimer: {
-      SendQp& q = send_[arg >> 32];
-      q.cc->on_timer(sim_.now(), static_cast<uint32_t>(arg));
+      const auto [qpn, id] = CcTimerArg::decode(arg);
+      SendQp& q = send_[qpn];
+      q.cc->on_timer(sim_.now(), id);
       pacing_changed(q);
       try_send();  // a rate increase may make a waiting QP eligible sooner than its scheduled wake-up
       break;

@@ -132,7 +132,16 @@ class Nic final : public Node, public CcTimers {
   void arm(CongestionControl* cc, Time at, uint32_t id) override;
 
  private:
+  // kEvPost: a pending_ slot; kEvWake: none; kEvRto: a send QP; kEvCcTimer: CcTimerArg; kEvReadRto: a READ
+  // requester's receive QP; kEvCqe: none (the oldest completion in cq_).
   enum : uint32_t { kEvPost = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer, kEvReadRto, kEvCqe, kEvLast };
+  // A congestion-control timer: the send QP and the algorithm's timer id.
+  struct CcTimerArg {
+    uint32_t qpn = 0;
+    uint32_t id = 0;
+    uint64_t encode() const { return uint64_t{qpn} << 32 | id; }
+    static CcTimerArg decode(uint64_t a) { return {static_cast<uint32_t>(a >> 32), static_cast<uint32_t>(a)}; }
+  };
   static_assert(kEvLast <= kMaxEventKinds, "event kinds fit the event queue's six bits");
 
   static constexpr uint32_t kNoRecord = UINT32_MAX;

@@ -408,12 +408,8 @@ void Switch::enqueue(Packet* p) {
   Port& port = ports_[out];
   const int c = p->priority;
   EgressClass& q = port.out[c];
-  if (!ecn_at_dequeue_ && q.qbytes > port.ecn_silent && p->ecn != wire::kNotEct &&
-      port.ecn->mark(Bytes(q.qbytes), rng_)) {
-    if (p->ecn != wire::kCe) {
-      ++q.ecn_marked;
-    }
-    p->ecn = wire::kCe;
+  if (!ecn_at_dequeue_) {
+    maybe_mark(port, q, p);
   }
   p->next = nullptr;
   if (q.tail) {
@@ -509,7 +505,7 @@ void Switch::send_next(uint16_t out) {
         ++port.pfc[c].xoff_sent;
         // Refresh the pause at half its lifetime while the group stays congested.
         sim_.after(pause_time(static_cast<int>(params_.pfc.quanta), port.link.rate) / 2, this, kEvPfcRefresh,
-                   (uint64_t{++port.pfc[c].refresh_gen} << 24) | (uint64_t{out} << 8) | static_cast<uint64_t>(c));
+                   PfcRefreshArg{++port.pfc[c].refresh_gen, out, static_cast<uint8_t>(c)}.encode());
       } else {
         ++port.pfc[c].xon_sent;
       }
@@ -554,12 +550,8 @@ void Switch::send_next(uint16_t out) {
     h.qlen = static_cast<uint32_t>(port.q_total);
     h.rate_mbps = static_cast<uint32_t>(port.link.rate.bps() / 1000'000);
   }
-  if (ecn_at_dequeue_ && q.qbytes > port.ecn_silent && p->ecn != wire::kNotEct &&
-      port.ecn->mark(Bytes(q.qbytes), rng_)) {
-    if (p->ecn != wire::kCe) {
-      ++q.ecn_marked;
-    }
-    p->ecn = wire::kCe;
+  if (ecn_at_dequeue_) {
+    maybe_mark(port, q, p);
   }
   release(p);
   q.tx_bytes += p->frame;
@@ -599,10 +591,9 @@ void Switch::on_event(uint32_t kind, uint64_t arg) {
       routes_installed_ = arg + 1;
     }
   } else if (kind == kEvPfcRefresh) {
-    const auto port = static_cast<uint16_t>(arg >> 8);
-    const int c = static_cast<int>(arg & 7);
+    const auto [gen, port, c] = PfcRefreshArg::decode(arg);
     // Only the latest XOFF's refresh counts; an XOFF sent since then has its own.
-    if ((ports_[port].xoff & (1u << c)) && static_cast<uint32_t>(arg >> 24) == ports_[port].pfc[c].refresh_gen) {
+    if ((ports_[port].xoff & (1u << c)) && gen == ports_[port].pfc[c].refresh_gen) {
       ports_[port].pfc_pending |= static_cast<uint8_t>(1u << c);
       try_send(port);
     }

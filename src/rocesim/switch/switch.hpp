@@ -125,7 +125,19 @@ class Switch final : public Node {
   uint16_t route(const Packet& p) const;
 
  private:
+  // kEvForward: Packet*, after the pipeline latency; kEvPfcRefresh: PfcRefreshArg; kEvRoutes: an index into
+  // scheduled_routes_.
   enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh, kEvRoutes, kEvLast };
+  // A refresh of the XOFF numbered `gen` of (port, prio): stale if another XOFF was sent since.
+  struct PfcRefreshArg {
+    uint32_t gen = 0;
+    uint16_t port = 0;
+    uint8_t prio = 0;
+    uint64_t encode() const { return uint64_t{gen} << 24 | uint64_t{port} << 8 | prio; }
+    static PfcRefreshArg decode(uint64_t a) {
+      return {static_cast<uint32_t>(a >> 24), static_cast<uint16_t>(a >> 8), static_cast<uint8_t>(a & 7)};
+    }
+  };
   static_assert(kEvLast <= kMaxEventKinds, "event kinds fit the event queue's six bits");
 
   // Port state is grouped by what one packet touches, a cache line per group: the port's header (two lines: what
@@ -240,6 +252,14 @@ class Switch final : public Node {
   // just served if it has one, else of the lowest non-empty class.
   uint64_t wake_arg(uint16_t port, int served) const;
   void drop(Packet* p, DropReason r);
+  // ECN marking (at enqueue or dequeue, `ecn.at`): CE with the port's marking curve at the class's depth; an
+  // ECN-capable packet only, and counted once per packet.
+  void maybe_mark(const Port& port, EgressClass& q, Packet* p) {
+    if (q.qbytes > port.ecn_silent && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(q.qbytes), rng_)) {
+      q.ecn_marked += p->ecn != wire::kCe;
+      p->ecn = wire::kCe;
+    }
+  }
 
   // What every packet touches comes first and together (about four cache lines); on a large fabric a switch is
   // visited every few hundred events, and its state scattered over the object cost a miss per field.
