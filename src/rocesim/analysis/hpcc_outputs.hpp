@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/cluster/network.hpp"
 #include "rocesim/core/params.hpp"
-#include "rocesim/net/network.hpp"
 
 namespace rocesim {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "rocesim/analysis/output_params.hpp"
-#include "rocesim/net/network.hpp"
+#include "rocesim/cluster/network.hpp"
 
 namespace rocesim {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/cluster/network.hpp"
 #include "rocesim/core/params.hpp"
 #include "rocesim/net/frame.hpp"
-#include "rocesim/net/network.hpp"
 
 namespace rocesim {
 

@@ -17,7 +17,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "rocesim/net/network.hpp"
+#include "rocesim/cluster/network.hpp"
 #include "rocesim/workload/workload.hpp"
 
 namespace rocesim {

@@ -9,7 +9,7 @@
 #include "rocesim/app/flows_app.hpp"
 #include "rocesim/app/host.hpp"
 #include "rocesim/cc/cc.hpp"
-#include "rocesim/net/fabric_events.hpp"
+#include "rocesim/cluster/fabric_events.hpp"
 #include "rocesim/nic/nic.hpp"
 #include "rocesim/switch/switch.hpp"
 #include "rocesim/topology/topology.hpp"

@@ -1,4 +1,4 @@
-#include "rocesim/net/fabric_events.hpp"
+#include "rocesim/cluster/fabric_events.hpp"
 
 namespace rocesim {
 

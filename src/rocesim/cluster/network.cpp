@@ -1,4 +1,4 @@
-#include "rocesim/net/network.hpp"
+#include "rocesim/cluster/network.hpp"
 
 #include <algorithm>
 #include <deque>
