@@ -16,7 +16,7 @@ namespace rocesim {
 namespace {
 
 WorkloadFlows generate(const std::string& yaml, uint32_t hosts, Time stop, uint64_t seed = 1) {
-  WorkloadContext wc{hosts, stop, ".", std::vector<Rate>(hosts, Rate::gbps(100)), {}};
+  WorkloadContext wc{hosts, stop, ".", std::vector<Rate>(hosts, Rate::gbps(100)), {}, {}};
   Rng rng(seed, "workload.0");
   return generate_workload(YAML::Load(yaml), ParseCtx{"t.yaml"}, "workload.0", wc, rng);
 }

@@ -273,7 +273,13 @@ std::string buckets_csv(const std::vector<SizeBucket>& buckets) {
 std::string nics_csv(const Network& net, Time now) {
   std::string out =
       "host,tx_bytes,rx_bytes,data_sent,data_rcvd,ctrl_sent,ctrl_rcvd,acks_sent,naks_sent,cnps_sent,pause_rcvd,"
-      "paused_ns,lost_link_down\n";
+      "paused_ns,lost_link_down,server,nic\n";
+  std::vector<std::pair<std::string, size_t>> where(net.num_hosts());  // per NIC: its server and index there
+  for (size_t s = 0; s < net.num_servers(); ++s) {
+    for (size_t k = 0; k < net.server(s).num_nics(); ++k) {
+      where[net.server(s).endpoint(k)] = {net.server(s).name(), k};
+    }
+  }
   for (uint32_t h = 0; h < net.num_hosts(); ++h) {
     const Nic& n = *net.nics()[h];
     const auto& k = n.counters();
@@ -287,9 +293,9 @@ std::string nics_csv(const Network& net, Time now) {
         paused += std::min(ps.until[c], now) - ps.since[c];
       }
     }
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{}\n", h, k.tx_bytes, k.rx_bytes, k.data_sent,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{}\n", h, k.tx_bytes, k.rx_bytes, k.data_sent,
                        k.data_rcvd, k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent, k.cnps_sent, pauses,
-                       static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down);
+                       static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down, where[h].first, where[h].second);
   }
   return out;
 }

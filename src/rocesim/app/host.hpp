@@ -28,6 +28,7 @@ class Host final : public EventHandler, public CompletionSink {
   size_t num_nics() const { return nics_.size(); }
   uint32_t endpoint(size_t nic) const { return endpoints_[nic]; }
   Nic& nic(size_t k) { return *nics_[k]; }
+  const Nic& nic(size_t k) const { return *nics_[k]; }
 
   uint32_t add_app(std::unique_ptr<Application> app) {
     apps_.push_back(std::move(app));

@@ -41,6 +41,8 @@ class Network {
 
   // Servers, and the server and NIC index of each endpoint.
   Host& server(size_t i) { return *hosts_[i]; }
+  const Host& server(size_t i) const { return *hosts_[i]; }
+  size_t num_servers() const { return hosts_.size(); }
   Host& server_of(uint32_t endpoint) { return *hosts_[endpoint_server_[endpoint]]; }
 
   size_t num_hosts() const { return nics_.size(); }

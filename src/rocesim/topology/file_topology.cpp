@@ -66,6 +66,9 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
           throw InputError(f, lineno, kw, "nics must be 1..64");
         }
       }
+      if (kw == "host") {
+        g.server_names.push_back(name);
+      }
       for (int64_t k = 0; k < nics; ++k) {
         const std::string nm = nics > 1 ? name + "." + std::to_string(k) : name;
         if (ids.count(nm)) {
@@ -73,6 +76,9 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
         }
         ids[nm] = g.add_node(nm, kw == "host");
         degree.push_back(0);
+        if (kw == "host") {
+          g.endpoint_server.push_back(static_cast<int>(g.server_names.size() - 1));
+        }
       }
     } else if (kw == "link") {
       std::string a, b, rate, delay, extra;

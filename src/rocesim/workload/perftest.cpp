@@ -25,7 +25,7 @@ namespace {
 
 struct PerftestParams {
   std::string test, pairs;
-  int64_t client = 0, server = 0, iterations = 0, qps = 0, tx_depth = 0, priority = 0;
+  int64_t client = 0, server = 0, device = 0, iterations = 0, qps = 0, tx_depth = 0, priority = 0;
   std::vector<Bytes> sizes;
   Time start;
   static const Schema<PerftestParams>& schema() {
@@ -38,6 +38,10 @@ struct PerftestParams {
           .add(&PerftestParams::client, "client", "0", "the client host (it posts and measures)", at_least<int64_t>(0),
                "host")
           .add(&PerftestParams::server, "server", "1", "the server host", at_least<int64_t>(0), "host")
+          .add(&PerftestParams::device, "device", "-1",
+               "-1: client, server and pairs name hosts (NICs); k >= 0: they name servers, and the test runs on NIC "
+               "k of each (perftest -d mlx5_k)",
+               in_range<int64_t>(-1, 63), "NIC index")
           .add(&PerftestParams::pairs, "pairs", "",
                "instead of client and server: pairs running the test at once, \"CLIENT:SERVER, ...\" (hosts)")
           .add(&PerftestParams::sizes, "sizes", "[65536B]",
@@ -329,12 +333,21 @@ class PerftestReport final : public WorkloadReport {
 
 // "0:1, 2:3" -> pairs; errors name the key.
 std::vector<Pair> parse_pairs(const PerftestParams& p, const YAML::Node& n, const ParseCtx& ctx,
-                              const std::string& path, uint32_t hosts) {
+                              const std::string& path, const WorkloadContext& wc) {
   std::vector<Pair> out;
+  const bool servers = p.device >= 0;
+  const auto count = static_cast<int64_t>(servers ? wc.server_nics.size() : wc.hosts);
   const auto check = [&](int64_t h, const std::string& key, const YAML::Node& at) {
-    if (h < 0 || h >= hosts) {
+    if (h < 0 || h >= count) {
       throw InputError(ctx.file, line_of(at), path + "." + key,
-                       "host " + std::to_string(h) + " does not exist (0.." + std::to_string(hosts - 1) + ")");
+                       std::string(servers ? "server " : "host ") + std::to_string(h) + " does not exist (0.." +
+                           std::to_string(count - 1) + ")");
+    }
+    if (servers && p.device >= static_cast<int64_t>(wc.server_nics[h].size())) {
+      throw InputError(ctx.file, line_of(n["device"]), path + ".device",
+                       "server " + std::to_string(h) + " has " + std::to_string(wc.server_nics[h].size()) +
+                           " NIC(s), mlx5_0..mlx5_" + std::to_string(wc.server_nics[h].size() - 1) +
+                           "; there is no mlx5_" + std::to_string(p.device));
     }
   };
   if (p.pairs.empty()) {
@@ -357,6 +370,12 @@ std::vector<Pair> parse_pairs(const PerftestParams& p, const YAML::Node& n, cons
       out.push_back({static_cast<uint32_t>(c), static_cast<uint32_t>(s)});
     }
   }
+  if (servers) {  // server numbers become the chosen NIC of each
+    for (Pair& pr : out) {
+      pr.client = wc.server_nics[pr.client][static_cast<size_t>(p.device)];
+      pr.server = wc.server_nics[pr.server][static_cast<size_t>(p.device)];
+    }
+  }
   for (const Pair& pr : out) {
     if (pr.client == pr.server) {
       throw InputError(ctx.file, line_of(n), path + (p.pairs.empty() ? ".server" : ".pairs"),
@@ -368,7 +387,8 @@ std::vector<Pair> parse_pairs(const PerftestParams& p, const YAML::Node& n, cons
 
 WorkloadFlows generate_perftest(const YAML::Node& node, const ParseCtx& ctx, const std::string& path,
                                 const WorkloadContext& wc, Rng&) {
-  YAML::Node n = YAML::Clone(node);
+  // `sizes: all` is expanded in the scenario's own tree (a clone would lose the line numbers errors name).
+  YAML::Node n = node;
   if (n["sizes"] && n["sizes"].IsScalar() && n["sizes"].Scalar() == "all") {  // perftest -a: 2 B .. 8 MiB
     YAML::Node all(YAML::NodeType::Sequence);
     for (int i = 1; i < 24; ++i) {
@@ -404,7 +424,7 @@ WorkloadFlows generate_perftest(const YAML::Node& node, const ParseCtx& ctx, con
     throw InputError(ctx.file, line_of(n["iterations"]), path + ".iterations",
                      "a latency test needs at least 2 iterations (a sample is the time between two posts)");
   }
-  const std::vector<Pair> pairs = parse_pairs(p, n, ctx, path, wc.hosts);
+  const std::vector<Pair> pairs = parse_pairs(p, n, ctx, path, wc);
   WorkloadFlows out;
   out.resolved = PerftestParams::schema().dump(p);
   const std::string verb = p.test.substr(0, p.test.find('_'));

@@ -21,9 +21,10 @@ namespace rocesim {
 struct WorkloadContext {
   uint32_t hosts = 0;
   Time stop;
-  std::string base_dir;         // where relative file paths are resolved
-  std::vector<Rate> host_rate;  // each host's link rate (for loads)
-  std::vector<int> node_host;   // topology node index -> host index, -1 for switches
+  std::string base_dir;                            // where relative file paths are resolved
+  std::vector<Rate> host_rate;                     // each host's link rate (for loads)
+  std::vector<int> node_host;                      // topology node index -> host index, -1 for switches
+  std::vector<std::vector<uint32_t>> server_nics;  // per server: its NICs' host indices, NIC 0 first
 };
 
 class Network;
