@@ -484,36 +484,12 @@ void Switch::lost_to_link(Packet* p, uint16_t port, bool at_egress) {
   drop(p, DropReason::kLinkDown);
 }
 
+// The next frame out of a free port: a pending PFC frame first (MAC control frames go ahead of data and are not
+// subject to pause), else the class the scheduler picks among those not paused.
 void Switch::send_next(uint16_t out) {
   Port& port = ports_[out];
-  // MAC control frames go ahead of data and are not subject to pause.
   if (port.pfc_pending) {
-    if (faults_ && (*faults_)[out].down) {  // nothing reaches the peer; the link's return re-signals (link_changed)
-      port.pfc_pending = 0;
-      return;
-    }
-    Packet* f = pool_.acquire(PacketKind::kPfc);
-    f->frame = wire::kPfcFrame;
-    PacketExt& fx = pool_.ext(f);
-    fx.pfc_enable = port.pfc_pending;
-    for (int c = 0; c < 8; ++c) {
-      if (!(port.pfc_pending & (1u << c))) {
-        continue;
-      }
-      if (port.xoff & (1u << c)) {
-        fx.pfc_quanta[c] = static_cast<uint16_t>(params_.pfc.quanta);
-        ++port.pfc[c].xoff_sent;
-        // Refresh the pause at half its lifetime while the group stays congested.
-        sim_.after(pause_time(static_cast<int>(params_.pfc.quanta), port.link.rate) / 2, this, kEvPfcRefresh,
-                   PfcRefreshArg{++port.pfc[c].refresh_gen, out, static_cast<uint8_t>(c)}.encode());
-      } else {
-        ++port.pfc[c].xon_sent;
-      }
-    }
-    ++(port.pfc_pending & port.xoff ? port.pause_frames : port.resume_frames);
-    port.pfc_pending = 0;
-    busy_until_[out] = transmit(out, port.tx, port.tx.tx_time(f->wire_bytes(), port.link), f);
-    wake_when_free(out, -1);
+    send_pfc(out);
     return;
   }
   for (uint8_t m = port.stale; m; m &= static_cast<uint8_t>(m - 1)) {
@@ -526,6 +502,22 @@ void Switch::send_next(uint16_t out) {
   if (c < 0) {
     return;
   }
+  EgressClass& q = port.out[c];
+  Packet* p = dequeue(port, c);
+  if (telemetry_) {
+    stamp_telemetry(port, p);
+  }
+  if (ecn_at_dequeue_) {
+    maybe_mark(port, q, p);
+  }
+  release(p);
+  q.tx_bytes += p->frame;
+  ++q.tx_packets;
+  busy_until_[out] = transmit(out, port.tx, port.tx.tx_time(p->wire_bytes(), port.link), p);
+  wake_when_free(out, c);
+}
+
+Packet* Switch::dequeue(Port& port, int c) {
   EgressClass& q = port.out[c];
   Packet* p = q.head;
   q.head = p->next;
@@ -540,24 +532,54 @@ void Switch::send_next(uint16_t out) {
   q.qbytes -= p->frame;
   if (telemetry_) {
     port.q_total -= p->frame;
-    port.tx_total += p->frame;
   }
-  if (telemetry_ && p->kind == PacketKind::kData && p->int_hops() < kMaxIntHops) {
-    PacketExt& x = pool_.ext(p);
-    IntHop& h = x.telemetry[x.int_hops++];
-    h.tx_bytes = static_cast<uint64_t>(port.tx_total);
-    h.ts = sim_.now();
-    h.qlen = static_cast<uint32_t>(port.q_total);
-    h.rate_mbps = static_cast<uint32_t>(port.link.rate.bps() / 1000'000);
+  return p;
+}
+
+// HPCC's in-band telemetry (Li et al., SIGCOMM 2019): each hop a data packet leaves appends the
+// port's cumulative bytes sent, the time, its queue length and its rate.
+void Switch::stamp_telemetry(Port& port, Packet* p) {
+  port.tx_total += p->frame;
+  if (p->kind != PacketKind::kData || p->int_hops() >= kMaxIntHops) {
+    return;
   }
-  if (ecn_at_dequeue_) {
-    maybe_mark(port, q, p);
+  PacketExt& x = pool_.ext(p);
+  IntHop& h = x.telemetry[x.int_hops++];
+  h.tx_bytes = static_cast<uint64_t>(port.tx_total);
+  h.ts = sim_.now();
+  h.qlen = static_cast<uint32_t>(port.q_total);
+  h.rate_mbps = static_cast<uint32_t>(port.link.rate.bps() / 1000'000);
+}
+
+// One PFC frame (IEEE 802.1Qbb) for every priority whose state changed: XOFF with the configured quanta, or XON
+// (quanta 0). While a priority stays paused its XOFF is refreshed at half the pause's lifetime.
+void Switch::send_pfc(uint16_t out) {
+  Port& port = ports_[out];
+  if (faults_ && (*faults_)[out].down) {  // nothing reaches the peer; the link's return re-signals (link_changed)
+    port.pfc_pending = 0;
+    return;
   }
-  release(p);
-  q.tx_bytes += p->frame;
-  ++q.tx_packets;
-  busy_until_[out] = transmit(out, port.tx, port.tx.tx_time(p->wire_bytes(), port.link), p);
-  wake_when_free(out, c);
+  Packet* f = pool_.acquire(PacketKind::kPfc);
+  f->frame = wire::kPfcFrame;
+  PacketExt& fx = pool_.ext(f);
+  fx.pfc_enable = port.pfc_pending;
+  for (int c = 0; c < 8; ++c) {
+    if (!(port.pfc_pending & (1u << c))) {
+      continue;
+    }
+    if (port.xoff & (1u << c)) {
+      fx.pfc_quanta[c] = static_cast<uint16_t>(params_.pfc.quanta);
+      ++port.pfc[c].xoff_sent;
+      sim_.after(pause_time(static_cast<int>(params_.pfc.quanta), port.link.rate) / 2, this, kEvPfcRefresh,
+                 PfcRefreshArg{++port.pfc[c].refresh_gen, out, static_cast<uint8_t>(c)}.encode());
+    } else {
+      ++port.pfc[c].xon_sent;
+    }
+  }
+  ++(port.pfc_pending & port.xoff ? port.pause_frames : port.resume_frames);
+  port.pfc_pending = 0;
+  busy_until_[out] = transmit(out, port.tx, port.tx.tx_time(f->wire_bytes(), port.link), f);
+  wake_when_free(out, -1);
 }
 
 void Switch::wake_when_free(uint16_t out, int served) {

@@ -245,6 +245,10 @@ class Switch final : public Node {
   }
   // try_send() on a free port.
   void send_next(uint16_t port);
+  void send_pfc(uint16_t port);
+  // Takes the head packet of class c off the port's queue.
+  Packet* dequeue(Port& port, int c);
+  void stamp_telemetry(Port& port, Packet* p);
   // After a send: a kEvTxDone when the port is free, if something is already waiting for it. `served`: the class
   // just sent from (-1 for a PFC frame).
   void wake_when_free(uint16_t port, int served);
