@@ -124,12 +124,10 @@ const char* to_string(DropReason r) {
 Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame,
                bool telemetry)
     : Node(sim, pool, std::move(name)),
-      buffer_(p.buffer.count()),
-      reserved_(p.admission.reserved.count()),
-      xon_offset_(p.pfc.xon_offset.count()),
+      mmu_(p.buffer.count(), p.admission.reserved.count(), p.pfc.xon_offset.count(),
+           wire::on_wire(static_cast<int>(max_frame.count())), make_buffer_admission(p.admission)),
       max_frame_(wire::on_wire(static_cast<int>(max_frame.count()))),
       latency_(p.latency),
-      admission_(make_buffer_admission(p.admission)),
       sched_(make_scheduler(p.ets, static_cast<int32_t>(max_frame_))),
       ecn_at_dequeue_(p.ecn.at == "dequeue"),
       telemetry_(telemetry),
@@ -179,8 +177,8 @@ void Switch::finalize(const std::string& scenario_file) {
     reserved_total += params_.admission.reserved.count() * 8;
     headroom_total += port.headroom * lossless_count;
   }
-  shared_pool_ = params_.buffer.count() - reserved_total - headroom_total;
-  if (shared_pool_ <= 0) {
+  mmu_.set_shared_pool(params_.buffer.count() - reserved_total - headroom_total);
+  if (mmu_.shared_pool() <= 0) {
     throw InputError(scenario_file, 0, "switch.buffer",
                      to_string(params_.buffer) + " is too small for switch '" + name_ + "': reserved space (" +
                          to_string(Bytes(reserved_total)) + ") plus PFC headroom (" + to_string(Bytes(headroom_total)) +
@@ -326,41 +324,20 @@ void Switch::receive(Packet* p) {
   }
 }
 
-// Ingress admission of the MMU model: reserved, then shared up to the admission limit, then (lossless only)
-// headroom. A lossless group whose shared use reaches the limit, or that spills into headroom, sends XOFF.
 bool Switch::admit(Packet* p) {
   Port& in = ports_[p->in_port];
   const int pg = p->priority;
   IngressClass& g = in.in[pg];
-  const int64_t s = p->frame;
-  const bool lossless = lossless_ & (1u << pg);
-  if (total_used_ + s > buffer_) {
-    drop(p, DropReason::kBufferFull);
+  const Mmu::Admission a = mmu_.admit(g.mmu, p->frame, lossless_ & (1u << pg), in.headroom);
+  if (!a.admitted) [[unlikely]] {
+    drop(p, a.drop);
     return false;
   }
-  const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
-  if (g.min_used + s <= reserved_) {
-    g.min_used += s;
-    p->charge = kChargeMin;
-  } else if (g.shared_used + s <= limit && shared_used_ + s <= shared_pool_ && !(lossless && g.hdrm_used > 0)) {
-    g.shared_used += s;
-    shared_used_ += s;
-    p->charge = kChargeShared;
-  } else if (lossless) {
-    if (g.hdrm_used + s > in.headroom) {
-      drop(p, DropReason::kHeadroomOverflow);
-      return false;
-    }
-    g.hdrm_used += s;
-    in.pfc[pg].max_headroom = std::max(in.pfc[pg].max_headroom, g.hdrm_used);
-    p->charge = kChargeHeadroom;
-  } else {
-    drop(p, DropReason::kSharedLimit);
-    return false;
+  p->charge = a.charge;
+  if (a.charge == Mmu::kHeadroom) {
+    in.pfc[pg].max_headroom = std::max(in.pfc[pg].max_headroom, g.mmu.hdrm_used);
   }
-  total_used_ += s;
-  if (lossless && !g.xoff && (g.hdrm_used > 0 || g.shared_used + max_frame_ > limit)) {
-    g.xoff = true;
+  if (a.xoff) {
     in.xoff |= static_cast<uint8_t>(1u << pg);
     in.pfc_pending |= static_cast<uint8_t>(1u << pg);
     try_send(p->in_port);
@@ -371,29 +348,10 @@ bool Switch::admit(Packet* p) {
 void Switch::release(Packet* p) {
   Port& in = ports_[p->in_port];
   const int pg = p->priority;
-  IngressClass& g = in.in[pg];
-  const int64_t s = p->frame;
-  total_used_ -= s;
-  switch (p->charge) {
-    case kChargeMin:
-      g.min_used -= s;
-      break;
-    case kChargeShared:
-      g.shared_used -= s;
-      shared_used_ -= s;
-      break;
-    default:
-      g.hdrm_used -= s;
-  }
-  if (g.xoff) {
-    const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
-    const bool empty = g.shared_used == 0 && g.hdrm_used == 0;
-    if (empty || (g.hdrm_used == 0 && g.shared_used + xon_offset_ + max_frame_ <= limit)) {
-      g.xoff = false;
-      in.xoff &= static_cast<uint8_t>(~(1u << pg));
-      in.pfc_pending |= static_cast<uint8_t>(1u << pg);
-      try_send(p->in_port);
-    }
+  if (mmu_.release(in.in[pg].mmu, p->frame, static_cast<Mmu::Charge>(p->charge))) {
+    in.xoff &= static_cast<uint8_t>(~(1u << pg));
+    in.pfc_pending |= static_cast<uint8_t>(1u << pg);
+    try_send(p->in_port);
   }
 }
 

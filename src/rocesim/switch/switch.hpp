@@ -11,6 +11,7 @@
 #include "rocesim/core/params.hpp"
 #include "rocesim/net/node.hpp"
 #include "rocesim/switch/buffer.hpp"
+#include "rocesim/switch/mmu.hpp"
 #include "rocesim/switch/ecn.hpp"
 #include "rocesim/switch/scheduler.hpp"
 
@@ -72,12 +73,9 @@ inline uint32_t ecmp_pick(uint64_t h, uint32_t n) {
   return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64);
 }
 
-// kLinkDown: queued for, routed to or in flight on a link that failed; kNoRoute: no path to the destination
-// in the switch's current routes (after a failure cut it off).
-enum class DropReason : uint8_t { kSharedLimit, kHeadroomOverflow, kBufferFull, kLinkDown, kNoRoute };
-inline constexpr int kDropReasons = 5;
-inline constexpr int kAdmissionDrops = 3;  // the first three: the buffer's
-const char* to_string(DropReason r);
+// Drops: the MMU's reasons (switch/mmu.hpp), and kLinkDown (queued for, routed to or in flight on a link
+// that failed) and kNoRoute (no path to the destination in the switch's current routes, after a failure).
+
 
 // Counters of one (port, priority).
 struct PortPrioCounters {
@@ -160,14 +158,11 @@ class Switch final : public Node {
   };
   // Ingress accounting of one priority group (= priority here): bytes held in each bucket, and its counters.
   struct alignas(64) IngressClass {
-    int64_t min_used = 0;
-    int64_t shared_used = 0;
-    int64_t hdrm_used = 0;
+    // The MMU's accounting, with this group's bit of the port's xoff (admission and release read it for every
+    // packet: reading the port's first line instead cost a cache miss per hop on large fabrics).
+    MmuGroup mmu;
     int64_t rx_bytes = 0;
-    std::array<int64_t, kAdmissionDrops> drops{};  // the admission's reasons; link failures count in PfcClass
-    // This group's bit of the port's xoff, copied here because admission and release read it for every packet:
-    // reading the port's first line instead cost a cache miss per hop on large fabrics.
-    bool xoff = false;
+    std::array<int64_t, kAdmissionDrops> drops{};  // the MMU's reasons; link failures count in PfcClass
   };
   // What only PFC frames, the use of headroom and link failures touch.
   struct PfcClass {
@@ -209,7 +204,6 @@ class Switch final : public Node {
   static_assert(sizeof(EgressClass) == 64 && sizeof(IngressClass) == 64, "one cache line per class and side");
   static_assert(offsetof(Port, sched) == 64 && offsetof(Port, out) == 128,
                 "the port header is two cache lines; enqueueing behind a busy port needs only the first");
-  enum Charge : uint8_t { kChargeMin = 0, kChargeShared = 1, kChargeHeadroom = 2 };
 
   void receive(Packet* p) override;
   void prefetch(uint32_t kind, uint64_t arg) const override;
@@ -267,12 +261,7 @@ class Switch final : public Node {
 
   // What every packet touches comes first and together (about four cache lines); on a large fabric a switch is
   // visited every few hundred events, and its state scattered over the object cost a miss per field.
-  int64_t total_used_ = 0;
-  int64_t shared_used_ = 0;
-  int64_t shared_pool_ = 0;
-  int64_t buffer_;      // params_.buffer
-  int64_t reserved_;    // params_.admission.reserved
-  int64_t xon_offset_;  // params_.pfc.xon_offset
+  Mmu mmu_;
   int64_t max_frame_;
   Time latency_;  // params_.latency
   std::vector<Port> ports_;
@@ -280,7 +269,6 @@ class Switch final : public Node {
   // tell from a line in cache whether the port will be idle, and only then load what sending needs.
   std::vector<Time> busy_until_;
   std::vector<PauseState> pause_states_;
-  std::unique_ptr<BufferAdmission> admission_;
   std::unique_ptr<Scheduler> sched_;  // for every port (each port keeps its own state)
   uint8_t lossless_ = 0;
   bool ecn_at_dequeue_ = false;
