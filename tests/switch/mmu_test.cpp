@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "rocesim/switch/ecn.hpp"
+#include "rocesim/switch/scheduler.hpp"
+
 namespace rocesim {
 namespace {
 // A static shared limit of 10,000 B per group, 2,000 B reserved, XON 3,000 B below the limit, 1,000-byte frames.
@@ -112,4 +115,19 @@ TEST(Mmu, DynamicThresholdLimitsAGroupToAlphaTimesTheFreeSharedPool) {
   EXPECT_EQ(admitted, 10);
 }
 
+}  // namespace rocesim
+
+namespace rocesim {
+TEST(SwitchRegistries, AdmissionEcnAndSchedulerAreSelectedByRegisteredName) {
+  EXPECT_EQ(buffer_admission_registry().names(), (std::vector<std::string>{"dynamic", "static"}));
+  EXPECT_EQ(ecn_registry().names(), (std::vector<std::string>{"red", "none"}));
+  EXPECT_EQ(scheduler_registry().names(), (std::vector<std::string>{"ets"}));
+  EcnParams none;
+  none.type = "none";
+  EXPECT_EQ(make_ecn_marker(none), nullptr);  // no marking at all
+  BufferParams st;
+  st.type = "static";
+  st.static_limit = Bytes(4'000);
+  EXPECT_EQ(make_buffer_admission(st)->shared_limit(1'000'000), 4'000);
+}
 }  // namespace rocesim

@@ -91,4 +91,14 @@ class Registry {
   std::vector<Entry> entries_;
 };
 
+// The doc of a `type` key whose choices are a registry's: "a (summary), b (summary)".
+template <class Factory>
+std::string registry_doc(const Registry<Factory>& r) {
+  std::string doc;
+  for (const std::string& n : r.names()) {
+    doc += (doc.empty() ? "" : ", ") + n + " (" + r.find(n)->summary + ")";
+  }
+  return doc;
+}
+
 }  // namespace rocesim

@@ -2,14 +2,16 @@
 
 namespace rocesim {
 
-std::unique_ptr<BufferAdmission> make_dynamic_threshold(double alpha);
-std::unique_ptr<BufferAdmission> make_static_threshold(int64_t limit);
+const Registry<AdmissionFactory>& buffer_admission_registry() {
+  static const Registry<AdmissionFactory> r("switch.admission", "dynamic", {dynamic_admission(), static_admission()});
+  return r;
+}
 
 const Schema<BufferParams>& BufferParams::schema() {
   static const Schema<BufferParams> s = [] {
     Schema<BufferParams> sc("admission", "shared-buffer admission per ingress priority group");
-    sc.add(&BufferParams::type, "type", "dynamic", "dynamic (alpha x free shared pool) or static (a fixed limit)",
-           one_of({"dynamic", "static"}))
+    sc.add(&BufferParams::type, "type", "dynamic", registry_doc(buffer_admission_registry()),
+           one_of(buffer_admission_registry().names()))
         .add(&BufferParams::alpha, "alpha", "0.125",
              "dynamic threshold factor, 2^dynamic_th in SONiC terms (SONiC lossless PG profile: dynamic_th -3)",
              in_range(1.0 / 1024, 64.0), "factor")
@@ -22,10 +24,7 @@ const Schema<BufferParams>& BufferParams::schema() {
 }
 
 std::unique_ptr<BufferAdmission> make_buffer_admission(const BufferParams& p) {
-  if (p.type == "static") {
-    return make_static_threshold(p.static_limit.count());
-  }
-  return make_dynamic_threshold(p.alpha);
+  return buffer_admission_registry().find(p.type)->make(p);
 }
 
 }  // namespace rocesim

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "rocesim/core/params.hpp"
+#include "rocesim/core/registry.hpp"
 
 namespace rocesim {
 
@@ -24,6 +25,14 @@ class BufferAdmission {
   virtual ~BufferAdmission() = default;
   virtual int64_t shared_limit(int64_t shared_free) const = 0;
 };
+
+// Admission policies, one file each, registered once (`switch.admission.type` selects one; its parameters are
+// the admission section's).
+using AdmissionFactory = std::function<std::unique_ptr<BufferAdmission>(const BufferParams&)>;
+using AdmissionEntry = Registered<AdmissionFactory>;
+const Registry<AdmissionFactory>& buffer_admission_registry();
+AdmissionEntry dynamic_admission();
+AdmissionEntry static_admission();
 
 std::unique_ptr<BufferAdmission> make_buffer_admission(const BufferParams& p);
 

@@ -20,8 +20,13 @@ class DynamicThreshold final : public BufferAdmission {
 
 }  // namespace
 
-std::unique_ptr<BufferAdmission> make_dynamic_threshold(double alpha) {
-  return std::make_unique<DynamicThreshold>(alpha);
+AdmissionEntry dynamic_admission() {
+  return {"dynamic",
+          "alpha x the free shared pool",
+          [](const BufferParams& p) -> std::unique_ptr<BufferAdmission> {
+            return std::make_unique<DynamicThreshold>(p.alpha);
+          },
+          {}};
 }
 
 }  // namespace rocesim

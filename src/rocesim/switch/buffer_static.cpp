@@ -15,8 +15,13 @@ class StaticThreshold final : public BufferAdmission {
 
 }  // namespace
 
-std::unique_ptr<BufferAdmission> make_static_threshold(int64_t limit) {
-  return std::make_unique<StaticThreshold>(limit);
+AdmissionEntry static_admission() {
+  return {"static",
+          "a fixed limit, static_limit",
+          [](const BufferParams& p) -> std::unique_ptr<BufferAdmission> {
+            return std::make_unique<StaticThreshold>(p.static_limit.count());
+          },
+          {}};
 }
 
 }  // namespace rocesim

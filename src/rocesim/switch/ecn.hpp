@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rocesim/core/params.hpp"
+#include "rocesim/core/registry.hpp"
 #include "rocesim/core/rng.hpp"
 #include "rocesim/core/units.hpp"
 
@@ -44,6 +45,14 @@ class EcnMarker {
     return p >= 1.0 || (p > 0.0 && rng.uniform() < p);
   }
 };
+
+// Marking curves, one file each, registered once (`switch.ecn.type`; parameters are the ecn section's). A
+// factory may return nullptr: no marking.
+using EcnFactory = std::function<std::unique_ptr<EcnMarker>(const EcnParams&)>;
+using EcnEntry = Registered<EcnFactory>;
+const Registry<EcnFactory>& ecn_registry();
+EcnEntry red_ecn();
+EcnEntry no_ecn();
 
 std::unique_ptr<EcnMarker> make_ecn_marker(const EcnParams& p);
 

@@ -34,7 +34,7 @@ class RedMarker final : public EcnMarker {
 const Schema<EcnParams>& EcnParams::schema() {
   static const Schema<EcnParams> s = [] {
     Schema<EcnParams> sc("ecn", "ECN marking at switch egress queues");
-    sc.add(&EcnParams::type, "type", "red", "marking curve: red (Kmin/Kmax/Pmax), or none", one_of({"red", "none"}))
+    sc.add(&EcnParams::type, "type", "red", registry_doc(ecn_registry()), one_of(ecn_registry().names()))
         .add(&EcnParams::kmin, "kmin", "150KB", "queue depth where marking starts (NVIDIA Onyx/Cumulus RoCE default)")
         .add(&EcnParams::kmax, "kmax", "1500KB",
              "queue depth where the probability reaches pmax; above it every packet is marked")
@@ -102,11 +102,18 @@ EcnParams EcnParams::for_rate(Rate r) const {
   return p;
 }
 
-std::unique_ptr<EcnMarker> make_ecn_marker(const EcnParams& p) {
-  if (p.type == "none") {
-    return nullptr;
-  }
-  return std::make_unique<RedMarker>(p);
+EcnEntry red_ecn() {
+  return {"red",
+          "Kmin/Kmax/Pmax",
+          [](const EcnParams& p) -> std::unique_ptr<EcnMarker> { return std::make_unique<RedMarker>(p); },
+          {}};
 }
+
+const Registry<EcnFactory>& ecn_registry() {
+  static const Registry<EcnFactory> r("switch.ecn", "red", {red_ecn(), no_ecn()});
+  return r;
+}
+
+std::unique_ptr<EcnMarker> make_ecn_marker(const EcnParams& p) { return ecn_registry().find(p.type)->make(p); }
 
 }  // namespace rocesim

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rocesim/core/params.hpp"
+#include "rocesim/core/registry.hpp"
 
 namespace rocesim {
 
@@ -53,6 +54,13 @@ class Scheduler {
 };
 
 // `quantum_unit`: bytes of credit per unit of weight per round (at least the largest frame).
+// Schedulers, one file each, registered once (`switch.ets.type`; parameters are the ets section's).
+// `quantum_unit`: the DWRR quantum per unit of weight (the largest frame).
+using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const EtsParams&, int32_t quantum_unit)>;
+using SchedulerEntry = Registered<SchedulerFactory>;
+const Registry<SchedulerFactory>& scheduler_registry();
+SchedulerEntry ets_scheduler();
+
 std::unique_ptr<Scheduler> make_scheduler(const EtsParams& p, int32_t quantum_unit);
 
 }  // namespace rocesim

@@ -86,7 +86,7 @@ class EtsScheduler final : public Scheduler {
 const Schema<EtsParams>& EtsParams::schema() {
   static const Schema<EtsParams> s = [] {
     Schema<EtsParams> sc("ets", "egress scheduling among traffic classes");
-    sc.add(&EtsParams::type, "type", "ets", "scheduler: ets (strict classes, then DWRR by weight)", one_of({"ets"}))
+    sc.add(&EtsParams::type, "type", "ets", registry_doc(scheduler_registry()), one_of(scheduler_registry().names()))
         .add(&EtsParams::strict, "strict", "[6]", "classes served by strict priority (CNPs ride class 6)", {}, "class")
         .add(&EtsParams::weights, "weights", "[50, 1, 1, 50, 1, 1, 1, 1]",
              "DWRR weights of classes 0..7, each 0..10000 (Cumulus RoCE: TC0 and TC3 at 50 % each)", {}, "relative")
@@ -112,8 +112,22 @@ const Schema<EtsParams>& EtsParams::schema() {
   return s;
 }
 
+SchedulerEntry ets_scheduler() {
+  return {"ets",
+          "strict classes, then DWRR by weight",
+          [](const EtsParams& p, int32_t quantum_unit) -> std::unique_ptr<Scheduler> {
+            return std::make_unique<EtsScheduler>(p, quantum_unit);
+          },
+          {}};
+}
+
+const Registry<SchedulerFactory>& scheduler_registry() {
+  static const Registry<SchedulerFactory> r("switch.ets", "ets", {ets_scheduler()});
+  return r;
+}
+
 std::unique_ptr<Scheduler> make_scheduler(const EtsParams& p, int32_t quantum_unit) {
-  return std::make_unique<EtsScheduler>(p, quantum_unit);
+  return scheduler_registry().find(p.type)->make(p, quantum_unit);
 }
 
 }  // namespace rocesim

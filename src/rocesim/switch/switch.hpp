@@ -11,8 +11,8 @@
 #include "rocesim/core/params.hpp"
 #include "rocesim/net/node.hpp"
 #include "rocesim/switch/buffer.hpp"
-#include "rocesim/switch/mmu.hpp"
 #include "rocesim/switch/ecn.hpp"
+#include "rocesim/switch/mmu.hpp"
 #include "rocesim/switch/scheduler.hpp"
 
 namespace rocesim {
@@ -75,7 +75,6 @@ inline uint32_t ecmp_pick(uint64_t h, uint32_t n) {
 
 // Drops: the MMU's reasons (switch/mmu.hpp), and kLinkDown (queued for, routed to or in flight on a link
 // that failed) and kNoRoute (no path to the destination in the switch's current routes, after a failure).
-
 
 // Counters of one (port, priority).
 struct PortPrioCounters {
