@@ -25,7 +25,7 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     node_host[g.hosts[h]] = static_cast<int>(h);
   }
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (!g.nodes[i].is_host) {
+    if (!g.nodes[i].is_nic()) {
       node_switch_[i] = static_cast<int>(switches_.size());
       switches_.push_back(std::make_unique<Switch>(sim, pool_, g.nodes[i].name, sw, max_frame, cc.wants_telemetry()));
       switches_.back()->set_graph_id(static_cast<uint32_t>(i));
@@ -138,7 +138,7 @@ std::vector<RouteTable> Network::route_tables(const std::vector<char>& up, const
     while (!q.empty()) {
       const int u = q.front();
       q.pop_front();
-      if (graph_.nodes[u].is_host && u != target) {
+      if (graph_.nodes[u].is_nic() && u != target) {
         continue;
       }
       for (const auto& [v, port] : adj[u]) {
@@ -160,7 +160,7 @@ std::vector<RouteTable> Network::route_tables(const std::vector<char>& up, const
       offsets[si][h] = static_cast<uint32_t>(next[si].size());
       if (dist[s] > 0) {
         for (const auto& [v, port] : adj[s]) {
-          if (dist[v] == dist[s] - 1 && (!graph_.nodes[v].is_host || v == target)) {
+          if (dist[v] == dist[s] - 1 && (!graph_.nodes[v].is_nic() || v == target)) {
             next[si].push_back(port);
           }
         }

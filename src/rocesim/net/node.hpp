@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/core/node_kind.hpp"
 #include "rocesim/core/simulator.hpp"
 #include "rocesim/net/packet.hpp"
 
@@ -146,13 +147,15 @@ struct LinkFault {
 // frame's arrival at the peer. Packets handed to transmit() belong to the peer from then on.
 class Node : public EventHandler {
  public:
-  Node(Simulator& sim, PacketPool& pool, std::string name) : sim_(sim), pool_(pool), name_(std::move(name)) {}
+  Node(Simulator& sim, PacketPool& pool, std::string name, NodeKind kind)
+      : sim_(sim), pool_(pool), kind_(kind), name_(std::move(name)) {}
   virtual ~Node() = default;
   const std::string& name() const { return name_; }
   // The node's index in the topology graph (for outputs that name nodes as the topology file does).
   uint32_t graph_id() const { return graph_id_; }
   void set_graph_id(uint32_t id) { graph_id_ = id; }
-  virtual bool is_switch() const = 0;
+  NodeKind kind() const { return kind_; }
+  bool is_switch() const { return kind_ == NodeKind::kSwitch; }
   // Observers are lists: a capture, the HPCC outputs and later watchers may each attach their own.
   void add_pfc_observer(PfcObserver* o) { pfc_obs_.push_back(o); }
   void remove_pfc_observer(PfcObserver* o) { std::erase(pfc_obs_, o); }
@@ -227,6 +230,7 @@ class Node : public EventHandler {
   std::unique_ptr<std::vector<LinkFault>> faults_;  // per port; only in runs with fabric events
   std::vector<PfcObserver*> pfc_obs_;
   uint32_t graph_id_ = 0;
+  NodeKind kind_;
   std::string name_;
 };
 

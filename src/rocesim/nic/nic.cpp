@@ -49,7 +49,7 @@ const Schema<NicParams>& NicParams::schema() {
 
 Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
          std::array<uint8_t, 8> prio_to_dscp)
-    : Node(sim, pool, std::move(name)),
+    : Node(sim, pool, std::move(name), NodeKind::kNic),
       telemetry_(cc.wants_telemetry()),
       host_(host),
       prio_to_dscp_(prio_to_dscp),

@@ -113,7 +113,6 @@ class Nic final : public Node, public CcTimers {
   void post_recv(uint32_t recv_qpn, int64_t count, Time at);
 
   const NicCounters& counters() const { return cnt_; }
-  bool is_switch() const override { return false; }
   const PauseState& pause_state() const { return pause_states_[0]; }
   // The messages this NIC requested, in posting order.
   const std::vector<FlowRecord>& records() const { return records_; }

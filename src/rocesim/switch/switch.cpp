@@ -123,7 +123,7 @@ const char* to_string(DropReason r) {
 
 Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame,
                bool telemetry)
-    : Node(sim, pool, std::move(name)),
+    : Node(sim, pool, std::move(name), NodeKind::kSwitch),
       mmu_(p.buffer.count(), p.admission.reserved.count(), p.pfc.xon_offset.count(),
            wire::on_wire(static_cast<int>(max_frame.count())), make_buffer_admission(p.admission)),
       max_frame_(wire::on_wire(static_cast<int>(max_frame.count()))),

@@ -110,7 +110,6 @@ class Switch final : public Node {
   void schedule_routes(std::shared_ptr<const RouteTable> table, Time at);
 
   size_t num_ports() const { return ports_.size(); }
-  bool is_switch() const override { return true; }
   PortPrioCounters counters(uint16_t port, int prio) const;
   const PauseState& pause_state(uint16_t port) const { return pause_states_[port]; }
   Bytes headroom(uint16_t port) const { return Bytes(ports_[port].headroom); }

@@ -56,21 +56,21 @@ TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx, const std
   for (int64_t s = 0; s < servers; ++s) {
     g.server_names.push_back("host" + std::to_string(s));
     for (int64_t i = 0; i < nics; ++i) {
-      g.add_node("host" + std::to_string(s) + (nics > 1 ? ".nic" + std::to_string(i) : ""), true);
+      g.add_node("host" + std::to_string(s) + (nics > 1 ? ".nic" + std::to_string(i) : ""), NodeKind::kNic);
       g.endpoint_server.push_back(static_cast<int>(s));
     }
   }
   std::vector<int> edge, agg, core;
   for (int64_t pod = 0; pod < k; ++pod) {
     for (int64_t i = 0; i < half; ++i) {
-      edge.push_back(g.add_node("edge" + std::to_string(pod) + "_" + std::to_string(i), false));
+      edge.push_back(g.add_node("edge" + std::to_string(pod) + "_" + std::to_string(i), NodeKind::kSwitch));
     }
     for (int64_t i = 0; i < half; ++i) {
-      agg.push_back(g.add_node("agg" + std::to_string(pod) + "_" + std::to_string(i), false));
+      agg.push_back(g.add_node("agg" + std::to_string(pod) + "_" + std::to_string(i), NodeKind::kSwitch));
     }
   }
   for (int64_t i = 0; i < half * half; ++i) {
-    core.push_back(g.add_node("core" + std::to_string(i), false));
+    core.push_back(g.add_node("core" + std::to_string(i), NodeKind::kSwitch));
   }
   const Rate hr = p.host_link.rate, fr = p.fabric_link.rate;
   const Time hd = p.host_link.effective_delay(), fd = p.fabric_link.effective_delay();

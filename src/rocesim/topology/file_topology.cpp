@@ -74,7 +74,7 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
         if (ids.count(nm)) {
           throw InputError(f, lineno, kw, "node '" + nm + "' is declared twice");
         }
-        ids[nm] = g.add_node(nm, kw == "host");
+        ids[nm] = g.add_node(nm, kw == "host" ? NodeKind::kNic : NodeKind::kSwitch);
         degree.push_back(0);
         if (kw == "host") {
           g.endpoint_server.push_back(static_cast<int>(g.server_names.size() - 1));
@@ -109,11 +109,11 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
     }
   }
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].is_host && degree[i] != 1) {
+    if (g.nodes[i].is_nic() && degree[i] != 1) {
       throw InputError(f, 0, "host " + g.nodes[i].name,
                        "a host needs exactly one link (it has " + std::to_string(degree[i]) + ")");
     }
-    if (!g.nodes[i].is_host && degree[i] == 0) {
+    if (!g.nodes[i].is_nic() && degree[i] == 0) {
       throw InputError(f, 0, "switch " + g.nodes[i].name, "switch has no links");
     }
   }

@@ -72,7 +72,7 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
   TopologyGraph g;
   for (int64_t i = 0; i < nodes; ++i) {
     const bool host = !sw.count(i);
-    g.add_node((host ? "host" : "switch") + std::to_string(i), host);
+    g.add_node((host ? "host" : "switch") + std::to_string(i), host ? NodeKind::kNic : NodeKind::kSwitch);
   }
   bool lossy_links = false;
   for (int64_t k = 0; k < links; ++k) {

@@ -55,16 +55,16 @@ TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx, const s
   for (int64_t s = 0; s < servers; ++s) {
     g.server_names.push_back("host" + std::to_string(s));
     for (int64_t k = 0; k < nics; ++k) {
-      g.add_node("host" + std::to_string(s) + (nics > 1 ? ".nic" + std::to_string(k) : ""), true);
+      g.add_node("host" + std::to_string(s) + (nics > 1 ? ".nic" + std::to_string(k) : ""), NodeKind::kNic);
       g.endpoint_server.push_back(static_cast<int>(s));
     }
   }
   std::vector<int> leaves, spines;
   for (int64_t l = 0; l < p.leaves; ++l) {
-    leaves.push_back(g.add_node("leaf" + std::to_string(l), false));
+    leaves.push_back(g.add_node("leaf" + std::to_string(l), NodeKind::kSwitch));
   }
   for (int64_t s = 0; s < p.spines; ++s) {
-    spines.push_back(g.add_node("spine" + std::to_string(s), false));
+    spines.push_back(g.add_node("spine" + std::to_string(s), NodeKind::kSwitch));
   }
   for (int64_t s = 0; s < servers; ++s) {
     for (int64_t k = 0; k < nics; ++k) {

@@ -26,9 +26,9 @@ TopologyGraph build_star(const YAML::Node& n, const ParseCtx& ctx, const std::st
   TopologyGraph g;
   std::vector<int> hosts;
   for (int64_t h = 0; h < p.hosts; ++h) {
-    hosts.push_back(g.add_node("host" + std::to_string(h), true));
+    hosts.push_back(g.add_node("host" + std::to_string(h), NodeKind::kNic));
   }
-  const int sw = g.add_node("switch0", false);
+  const int sw = g.add_node("switch0", NodeKind::kSwitch);
   for (int h : hosts) {
     g.add_link(h, sw, p.host_link.rate, p.host_link.effective_delay());
   }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/core/node_kind.hpp"
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/registry.hpp"
 
@@ -24,7 +25,8 @@ struct LinkParams {
 
 struct TopoNode {
   std::string name;
-  bool is_host = false;
+  NodeKind kind = NodeKind::kSwitch;
+  bool is_nic() const { return kind == NodeKind::kNic; }
 };
 struct TopoLink {
   int a = 0, b = 0;
@@ -45,9 +47,9 @@ struct TopologyGraph {
   nlohmann::json resolved;            // the parameters as used, for summary.json
   std::vector<std::string> warnings;  // inputs the builder read but rocesim cannot honour
 
-  int add_node(std::string name, bool host) {
-    nodes.push_back({std::move(name), host});
-    if (host) {
+  int add_node(std::string name, NodeKind kind) {
+    nodes.push_back({std::move(name), kind});
+    if (kind == NodeKind::kNic) {
       hosts.push_back(static_cast<int>(nodes.size() - 1));
     }
     return static_cast<int>(nodes.size() - 1);
