@@ -87,6 +87,7 @@ TEST(FabricEvents, UplinkFailureReroutesOverTheOtherSpineAfterConvergenceWithThe
   // being sent); nothing else is lost.
   const int64_t lost = drops(net, DropReason::kLinkDown, 3);
   EXPECT_NEAR(static_cast<double>(lost), 100'000 / data_packet_ns() + 4, 2);
+  EXPECT_EQ(lost + drops(net, DropReason::kLinkDown, 6), net.conservation().dropped);  // every loss is counted
   for (DropReason other_reason :
        {DropReason::kSharedLimit, DropReason::kHeadroomOverflow, DropReason::kBufferFull, DropReason::kNoRoute}) {
     EXPECT_EQ(drops(net, other_reason, 3), 0) << to_string(other_reason);

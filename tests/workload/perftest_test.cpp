@@ -136,3 +136,19 @@ TEST(Perftest, BadInputNamesTheKey) {
 }
 
 }  // namespace rocesim
+
+namespace rocesim {
+TEST(Perftest, StopsAtTheFirstErrorCompletionAsPerftestDoes) {
+  // The server's link fails during the second size: the QPs run out of retries, the client stops there, and the
+  // report keeps the first size's row and says why it ended.
+  auto s = test::run_sim(pair_scenario("write_bw", ", sizes: [4KiB, 1MiB, 2MiB], iterations: 100") +
+                             "events:\n  - {at: 100us, type: link_down, link: host1}\n",
+                         {"nic.retransmit_timeout=100us", "nic.retry_count=1"});
+  const auto files = report_files(*s);
+  ASSERT_EQ(rows(*s).size(), 1u);
+  EXPECT_EQ(rows(*s)[0]["bytes"], 4096);
+  EXPECT_NE(files[0].second.find(" Completion with error at client (retry_exceeded, at 1048576 bytes)"),
+            std::string::npos);
+  EXPECT_LT(s->sim().now(), Time::ms(1));  // the run ends with the failure, not at `stop`
+}
+}  // namespace rocesim

@@ -108,6 +108,19 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
   build_routes(scenario_file);
 }
 
+namespace {
+// Switches with equal tables share one (see RouteTable): the one already made for an equal table, or a new one.
+using TableSet = std::map<RouteTable, std::shared_ptr<const RouteTable>>;
+std::shared_ptr<const RouteTable> shared_table(TableSet& set, RouteTable&& t) {
+  auto it = set.find(t);
+  if (it == set.end()) {
+    auto shared = std::make_shared<const RouteTable>(t);
+    it = set.emplace(std::move(t), std::move(shared)).first;
+  }
+  return it->second;
+}
+}  // namespace
+
 // Shortest paths by breadth-first search from each destination host over the links that are up; a switch's next
 // hops towards host h are all its ports whose neighbour is one hop closer to h (equal-cost multipath). Hosts
 // never forward.
@@ -179,18 +192,13 @@ std::vector<RouteTable> Network::route_tables(const std::vector<char>& up, const
 }
 
 void Network::build_routes(const std::string& scenario_file) {
-  // Switches with equal tables share one (see RouteTable).
-  std::map<RouteTable, std::shared_ptr<const RouteTable>> tables;
+  TableSet tables;
   auto computed = route_tables(std::vector<char>(graph_.links.size(), 1), &scenario_file);
   for (size_t si = 0; si < switches_.size(); ++si) {
-    auto it = tables.find(computed[si]);
-    if (it == tables.end()) {
-      auto shared = std::make_shared<const RouteTable>(computed[si]);
-      it = tables.emplace(std::move(computed[si]), std::move(shared)).first;
-    }
+    const auto table = shared_table(tables, std::move(computed[si]));
     Rng r = sim_.rng("ecmp." + switches_[si]->name());
-    switches_[si]->set_routes(it->second, r.next());
-    initial_routes_.push_back(it->second);
+    switches_[si]->set_routes(table, r.next());
+    initial_routes_.push_back(table);
     ecmp_seeds_.push_back(switches_[si]->ecmp_seed());
   }
   route_tables_ = tables.size();
@@ -479,7 +487,7 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
   for (const auto& sw : switches_) {
     jitter.push_back(sim_.rng("routing." + sw->name()));
   }
-  std::map<RouteTable, std::shared_ptr<const RouteTable>> tables;
+  TableSet tables;
   for (const FabricEvent* e : order) {
     const std::string what = std::string(to_string(e->kind)) + " at " + to_string(e->at);
     if (e->on_link()) {
@@ -531,14 +539,10 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
     }
     auto computed = route_tables(up, nullptr);
     for (size_t si = 0; si < switches_.size(); ++si) {
-      auto it = tables.find(computed[si]);
-      if (it == tables.end()) {
-        auto shared = std::make_shared<const RouteTable>(computed[si]);
-        it = tables.emplace(std::move(computed[si]), std::move(shared)).first;
-      }
       const Time extra =
           Time::ps(static_cast<int64_t>(jitter[si].below(static_cast<uint64_t>(routing.jitter.ps()) + 1)));
-      switches_[si]->schedule_routes(it->second, e->at + routing.convergence + extra);
+      switches_[si]->schedule_routes(shared_table(tables, std::move(computed[si])),
+                                     e->at + routing.convergence + extra);
     }
   }
 }
