@@ -5,16 +5,16 @@
 namespace rocesim {
 
 void Node::handle_event(uint32_t kind, uint64_t arg) {
-  switch (kind) {
-    case kEvArrive: {
-      Packet* p = reinterpret_cast<Packet*>(arg);
-      if (faults_ && arrived_dead(*p)) [[unlikely]] {
-        lost_to_link(p, p->in_port, false);
-        break;
-      }
-      receive(p);
-      break;
+  if (kind == kEvArrive) [[likely]] {  // most events: tested first, ahead of the rarer kinds' jump table
+    Packet* p = reinterpret_cast<Packet*>(arg);
+    if (faults_ && arrived_dead(*p)) [[unlikely]] {
+      lost_to_link(p, p->in_port, false);
+      return;
     }
+    receive(p);
+    return;
+  }
+  switch (kind) {
     case kEvTxDone:
       tx_done(txdone_port(arg));
       break;

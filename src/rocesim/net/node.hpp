@@ -193,7 +193,9 @@ class Node : public EventHandler {
 
   // Starts serialising `p`, which takes `ser` (link.tx_time()), on the link `link` out of port `port`; returns
   // when the last bit leaves, until which the port is busy. The caller decides whether it needs an event then.
-  Time transmit(uint16_t port, const TxLink& link, Time ser, Packet* p) {
+  // Inlined into every sender (a call measured 5 % more instructions on ft8-perm-dcqcn); the dead-link case is
+  // out of line.
+  [[gnu::always_inline]] Time transmit(uint16_t port, const TxLink& link, Time ser, Packet* p) {
     if (port < taps_.size()) [[unlikely]] {
       for (FrameTap* t : taps_[port]) {
         t->on_frame(sim_.now(), *p);
@@ -201,7 +203,7 @@ class Node : public EventHandler {
     }
     const Time end = sim_.now() + ser;
     if (faults_ && (*faults_)[port].down) [[unlikely]] {
-      lost_to_link(p, port, true);
+      lose_on_dead_link(p, port);
       return end;
     }
     p->in_port = link.peer_port;
@@ -217,6 +219,7 @@ class Node : public EventHandler {
     return f.down || f.last_down >= sim_.now() - f.in_delay - f.rate.tx_time(Bytes(p.wire_bytes()));
   }
   void set_link_state(uint16_t port, bool up);
+  [[gnu::noinline]] void lose_on_dead_link(Packet* p, uint16_t port) { lost_to_link(p, port, true); }
 
   // Applies a received PFC frame to `ps`: a pause takes effect `response` after the frame arrived. Returns the
   // priorities it resumed (quanta 0).

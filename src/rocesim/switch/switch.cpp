@@ -442,6 +442,14 @@ void Switch::lost_to_link(Packet* p, uint16_t port, bool at_egress) {
   drop(p, DropReason::kLinkDown);
 }
 
+void Switch::wake_when_free(uint16_t out, int served) {
+  Port& port = ports_[out];
+  if ((port.view.nonempty || port.pfc_pending) && !port.txdone_pending) {
+    port.txdone_pending = true;
+    sim_.at(busy_until_[out], this, kEvTxDone, wake_arg(out, served));
+  }
+}
+
 // The next frame out of a free port: a pending PFC frame first (MAC control frames go ahead of data and are not
 // subject to pause), else the class the scheduler picks among those not paused.
 void Switch::send_next(uint16_t out) {
@@ -538,14 +546,6 @@ void Switch::send_pfc(uint16_t out) {
   port.pfc_pending = 0;
   busy_until_[out] = transmit(out, port.tx, port.tx.tx_time(f->wire_bytes(), port.link), f);
   wake_when_free(out, -1);
-}
-
-void Switch::wake_when_free(uint16_t out, int served) {
-  Port& port = ports_[out];
-  if ((port.view.nonempty || port.pfc_pending) && !port.txdone_pending) {
-    port.txdone_pending = true;
-    sim_.at(busy_until_[out], this, kEvTxDone, wake_arg(out, served));
-  }
 }
 
 uint64_t Switch::wake_arg(uint16_t out, int served) const {

@@ -217,7 +217,8 @@ class Switch final : public Node {
   void drop_admitted(Packet* p, DropReason r);
 
   bool admit(Packet* p);
-  void release(Packet* p);
+  // Inlined into send_next, its hot caller (out of line it measured 5 % slower on ft8-perm-hpcc).
+  [[gnu::always_inline]] inline void release(Packet* p);
   void enqueue(Packet* p);
   // Sends the next frame on `port` if it is free; if it is busy, makes sure a kEvTxDone will come. The busy case
   // (about half the calls on a loaded fabric) is inline: a call to the whole of sending cost its register saves
@@ -243,7 +244,7 @@ class Switch final : public Node {
   void stamp_telemetry(Port& port, Packet* p);
   // After a send: a kEvTxDone when the port is free, if something is already waiting for it. `served`: the class
   // just sent from (-1 for a PFC frame).
-  void wake_when_free(uint16_t port, int served);
+  [[gnu::always_inline]] inline void wake_when_free(uint16_t port, int served);
   // The kEvTxDone argument for `port`, with the packet likely to leave next as the hint: the head of the class
   // just served if it has one, else of the lowest non-empty class.
   uint64_t wake_arg(uint16_t port, int served) const;
