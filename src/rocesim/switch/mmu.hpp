@@ -52,8 +52,9 @@ class Mmu {
 
   // Reserve first, then shared up to the admission limit, then (lossless only) headroom; a lossless group that
   // has spilled into headroom stays there until it drains. A lossless group whose shared use comes within a
-  // frame of the limit, or that uses headroom, sends XOFF.
-  Admission admit(MmuGroup& g, int64_t bytes, bool lossless, int64_t headroom) {
+  // frame of the limit, or that uses headroom, sends XOFF. `headroom` is read only when the packet needs it (it
+  // lives in a line of the port that most packets do not touch).
+  Admission admit(MmuGroup& g, int64_t bytes, bool lossless, const int64_t& headroom) {
     Admission a;
     if (total_used_ + bytes > buffer_) {
       a.drop = DropReason::kBufferFull;
