@@ -275,7 +275,7 @@ void Switch::prefetch(uint32_t kind, uint64_t arg) const {
     }
     const int prio = dscp_to_prio_[p.dscp & 63];
     const uint16_t o = route(p);
-    if (o >= ports_.size()) [[unlikely]] {  // no route (after a failure)
+    if (faults_ && o >= ports_.size()) [[unlikely]] {  // no route: only routes computed after a failure have none
       return;
     }
     const Port& out = ports_[o];
@@ -435,9 +435,8 @@ void Switch::lost_to_link(Packet* p, uint16_t port, bool at_egress) {
     pool_.release(p);
     return;
   }
-  if (!at_egress) {
+  if (!at_egress) {  // not yet classified here; in_port is already the port it arrived on
     p->priority = dscp_to_prio_[p->dscp & 63];
-    p->in_port = port;
   }
   drop(p, DropReason::kLinkDown);
 }
