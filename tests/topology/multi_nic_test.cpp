@@ -36,11 +36,11 @@ TEST(Topology, FileHostsMayHaveSeveralNics) {
   const std::string dir = "/tmp/rocesim_topo_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/t.txt") << "host a nics=2\nhost b\nswitch s0\nswitch s1\n"
-                                   "link a.0 s0 100Gbps 1us\nlink a.1 s1 100Gbps 1us\nlink b s0 100Gbps 1us\n"
+                                   "link a.nic0 s0 100Gbps 1us\nlink a.nic1 s1 100Gbps 1us\nlink b s0 100Gbps 1us\n"
                                    "link s0 s1 400Gbps 1us\n";
   const Scenario sc = parse_scenario("topology: {type: file, path: t.txt}\n", "t.yaml", dir, {});
   ASSERT_EQ(sc.graph.hosts.size(), 3u);
-  EXPECT_EQ(sc.graph.nodes[sc.graph.hosts[1]].name, "a.1");
+  EXPECT_EQ(sc.graph.nodes[sc.graph.hosts[1]].name, "a.nic1");
   std::ofstream(dir + "/bad.txt") << "host a nics=0\n";
   EXPECT_THROW(parse_scenario("topology: {type: file, path: bad.txt}\n", "t.yaml", dir, {}), InputError);
   std::filesystem::remove_all(dir);
@@ -76,7 +76,7 @@ TEST(Topology, FileHostWithSeveralNicsIsOneServer) {
   const std::string dir = "/tmp/rocesim_topo_srv_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/t.txt") << "host a nics=2\nhost b\nswitch s0\nswitch s1\n"
-                                   "link a.0 s0 100Gbps 1us\nlink a.1 s1 100Gbps 1us\nlink b s0 100Gbps 1us\n"
+                                   "link a.nic0 s0 100Gbps 1us\nlink a.nic1 s1 100Gbps 1us\nlink b s0 100Gbps 1us\n"
                                    "link s0 s1 400Gbps 1us\n";
   Simulation sim(parse_scenario("topology: {type: file, path: t.txt}\n", "t.yaml", dir, {}));
   ASSERT_EQ(sim.net().num_servers(), 2u);

@@ -1,6 +1,6 @@
 // A custom topology from a text file (docs/scenario-reference.md, "Topology files"):
 //   # comment
-//   host <name> [nics=N]        a server with N NICs (default 1): nodes <name>.0 .. <name>.N-1, one endpoint each
+//   host <name> [nics=N]        a server with N NICs (default 1): nodes <name>.nic0 .. <name>.nic<N-1>, one endpoint each
 //   switch <name>
 //   link <name-a> <name-b> <rate> <delay>      e.g.  link h0 tor0 100Gbps 1us
 // Hosts are numbered in the order of their `host` lines. Each host has exactly one link.
@@ -70,7 +70,7 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
         g.server_names.push_back(name);
       }
       for (int64_t k = 0; k < nics; ++k) {
-        const std::string nm = nics > 1 ? name + "." + std::to_string(k) : name;
+        const std::string nm = nics > 1 ? name + ".nic" + std::to_string(k) : name;
         if (ids.count(nm)) {
           throw InputError(f, lineno, kw, "node '" + nm + "' is declared twice");
         }
