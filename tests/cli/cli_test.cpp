@@ -118,4 +118,28 @@ TEST(Cli, ValidateParamsAndVersion) {
   EXPECT_NE(r.out.find("rocesim 0."), std::string::npos);
 }
 
+TEST(Cli, CheckExitsZeroWhenCleanOneOnCyclesOrFindingsTwoOnBadInput) {
+  const std::string src = ROCESIM_SOURCE_DIR;
+  Result r = sh("check " + src + "/scenarios/incast.yaml");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("no cycle"), std::string::npos) << r.out;
+  r = sh("check " + src + "/scenarios/deadlock-ring.yaml");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("s0:1 -> s1:2 -> s2:2 -> s3:2 -> s4:2 -> s0:1"), std::string::npos) << r.out;
+  r = sh("check " + src + "/scenarios/incast.yaml --set switch.pfc.headroom=10KB");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("headroom_short"), std::string::npos) << r.out;
+  r = sh("check --json --failures 1 " + src + "/scenarios/incast.yaml");
+  EXPECT_EQ(r.status, 1) << r.out;  // a failed uplink loops traffic while routes converge
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["dependencies"]["route_sets"], 1 + 4);  // as built, and each of the 2 x 2 leaf-spine links down
+  EXPECT_EQ(j["dependencies"]["sets_with_cycles"], 0);
+  EXPECT_EQ(j["dependencies"]["sets_with_transient_cycles"], 4);
+  EXPECT_TRUE(j["dependencies"]["cycles"][0]["transient"].get<bool>());
+  EXPECT_EQ(j["findings"].size(), 0u);
+  EXPECT_EQ(sh("check --failures 3 " + src + "/scenarios/incast.yaml").status, 2);
+  EXPECT_EQ(sh("check " + src + "/scenarios/incast.yaml --set switch.ecn.kmni=1KB").status, 2);
+  EXPECT_EQ(sh("check /nonexistent.yaml").status, 2);
+}
+
 }  // namespace

@@ -148,4 +148,22 @@ TEST(Transport, ALoneQueuePairCostsOneSenderEventPerFrame) {
   EXPECT_EQ(s->sim().events(), 1u + 9u + (10u + 1u) + (10u + 1u) + 9u + 1u);
 }
 
+TEST(Transport, NicDscpMapDecidesTheClassTheSwitchesGiveItsPackets) {
+  // The NICs mark priority 3 with DSCP 24, which the switches' default map sends to priority 0: the data is
+  // queued and counted there, not on the lossless priority 3.
+  auto s = test::make_sim(kPair, {"nic.dscp_map=3:24"});
+  Network& net = s->net();
+  net.add_flow(test::write_flow(0, 3, Bytes(100'000), Time(), 3));
+  s->run();
+  ASSERT_TRUE(net.flows()[0].done);
+  const Switch& leaf0 = *net.attachment(0).first;
+  const uint16_t in = net.attachment(0).second;
+  EXPECT_GT(leaf0.counters(in, 0).rx_bytes, 100'000);
+  EXPECT_EQ(leaf0.counters(in, 3).rx_bytes, 0);
+  auto d = test::make_sim(kPair);
+  d->net().add_flow(test::write_flow(0, 3, Bytes(100'000), Time(), 3));
+  d->run();
+  EXPECT_GT(d->net().attachment(0).first->counters(in, 3).rx_bytes, 100'000);
+}
+
 }  // namespace rocesim

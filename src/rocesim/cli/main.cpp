@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "rocesim/analysis/results.hpp"
+#include "rocesim/check/check.hpp"
 #include "rocesim/io/hpcc_config.hpp"
 #include "rocesim/io/output.hpp"
 #include "rocesim/io/scenario.hpp"
@@ -206,6 +207,18 @@ int cmd_validate(const std::string& path, const std::vector<std::string>& sets) 
   return 0;
 }
 
+// Exit status 0: clean; 1: cycles or findings (2, bad input, comes from main).
+int cmd_check(const std::string& path, const std::vector<std::string>& sets, int failures, bool json) {
+  const Scenario sc = load(path, sets, std::nullopt);
+  const CheckReport r = run_check(sc, CheckOptions{failures});
+  if (json) {
+    fmt::print("{}\n", check_json(r, sc.file).dump(2));
+  } else {
+    fmt::print("{}", check_text(r, sc.file));
+  }
+  return r.clean() ? 0 : 1;
+}
+
 int cmd_params(const std::string& component, bool markdown) {
   if (markdown) {
     fmt::print("{}", scenario_reference_markdown());
@@ -259,6 +272,19 @@ int main(int argc, char** argv) {
   validate->add_option("scenario", scenario, "scenario file (YAML)")->required();
   validate->add_option("--set", sets, "override a parameter");
 
+  int check_failures = 0;
+  bool check_json_out = false;
+  auto* check = app.add_subcommand(
+      "check", "find PFC deadlock cycles (also after link failures) and lossless misconfiguration without running");
+  check->add_option("scenario", scenario, "scenario file (YAML)")->required();
+  check
+      ->add_option("--failures", check_failures,
+                   "also check routes with every set of up to N switch-to-switch links down (0..2)")
+      ->check(CLI::Range(0, 2))
+      ->capture_default_str();
+  check->add_flag("--json", check_json_out, "print the report as JSON");
+  check->add_option("--set", sets, "override a parameter");
+
   std::string flows_out = "flows.txt", flows_format = "csv";
   double flows_offset = 0;
   auto* flows_cmd = app.add_subcommand("flows", "write the flows a scenario's workloads generate, without running it");
@@ -298,6 +324,9 @@ int main(int argc, char** argv) {
     }
     if (*validate) {
       return cmd_validate(scenario, sets);
+    }
+    if (*check) {
+      return cmd_check(scenario, sets, check_failures, check_json_out);
     }
     if (*params) {
       return cmd_params(component, markdown);

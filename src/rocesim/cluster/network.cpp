@@ -1,10 +1,11 @@
 #include "rocesim/cluster/network.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <sstream>
 #include <tuple>
+
+#include "rocesim/topology/routing.hpp"
 
 namespace rocesim {
 
@@ -16,6 +17,14 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
   for (int d = 63; d >= 0; --d) {
     prio_to_dscp_[dscp_to_prio[d]] = static_cast<uint8_t>(d);
     prio_has_dscp_[dscp_to_prio[d]] = true;
+  }
+  // Unless the NICs are told otherwise (nic.dscp_map): then a priority is usable whatever the switches make of it.
+  const auto nic_dscp = parse_prio_dscp_map(nic.dscp_map);
+  for (int c = 0; c < 8; ++c) {
+    if (nic_dscp[c] >= 0) {
+      prio_to_dscp_[c] = static_cast<uint8_t>(nic_dscp[c]);
+      prio_has_dscp_[c] = true;
+    }
   }
   int_bytes_ = cc.wants_telemetry() ? kIntHeaderBytes : 0;
   const Bytes max_frame(wire::roce_frame(static_cast<int>(nic.mtu), wire::kReth) + int_bytes_);
@@ -127,40 +136,13 @@ std::shared_ptr<const RouteTable> shared_table(TableSet& set, RouteTable&& t) {
 std::vector<RouteTable> Network::route_tables(const std::vector<char>& up, const std::string* file) const {
   const size_t nn = graph_.nodes.size();
   const size_t nh = graph_.hosts.size();
-  // Adjacency: per node, (neighbour, local port) of each link that is up. Ports are numbered in link order
-  // whether up or not.
-  std::vector<std::vector<std::pair<int, uint16_t>>> adj(nn);
-  std::vector<uint16_t> next_port(nn, 0);
-  for (size_t i = 0; i < graph_.links.size(); ++i) {
-    const TopoLink& l = graph_.links[i];
-    const uint16_t pa = next_port[l.a]++, pb = next_port[l.b]++;
-    if (up[i]) {
-      adj[l.a].push_back({l.b, pa});
-      adj[l.b].push_back({l.a, pb});
-    }
-  }
+  const Adjacency adj = adjacency(graph_, up);
   std::vector<std::vector<uint32_t>> offsets(switches_.size(), std::vector<uint32_t>(nh + 1, 0));
   std::vector<std::vector<uint16_t>> next(switches_.size());
   std::vector<int> dist(nn);
   for (size_t h = 0; h < nh; ++h) {
-    std::fill(dist.begin(), dist.end(), -1);
-    std::deque<int> q;
     const int target = graph_.hosts[h];
-    dist[target] = 0;
-    q.push_back(target);
-    while (!q.empty()) {
-      const int u = q.front();
-      q.pop_front();
-      if (graph_.nodes[u].is_nic() && u != target) {
-        continue;
-      }
-      for (const auto& [v, port] : adj[u]) {
-        if (dist[v] < 0) {
-          dist[v] = dist[u] + 1;
-          q.push_back(v);
-        }
-      }
-    }
+    distances_to(graph_, adj, target, dist);
     for (size_t s = 0; s < nn; ++s) {
       if (node_switch_[s] < 0) {
         if (file && static_cast<int>(s) != target && dist[s] < 0) {
@@ -172,9 +154,9 @@ std::vector<RouteTable> Network::route_tables(const std::vector<char>& up, const
       const int si = node_switch_[s];
       offsets[si][h] = static_cast<uint32_t>(next[si].size());
       if (dist[s] > 0) {
-        for (const auto& [v, port] : adj[s]) {
-          if (dist[v] == dist[s] - 1 && (!graph_.nodes[v].is_nic() || v == target)) {
-            next[si].push_back(port);
+        for (const Arc& a : adj[s]) {
+          if (is_next_hop(graph_, dist, static_cast<int>(s), a, target)) {
+            next[si].push_back(a.port);
           }
         }
       }

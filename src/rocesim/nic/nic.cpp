@@ -1,6 +1,7 @@
 #include "rocesim/nic/nic.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 namespace rocesim {
 
@@ -41,10 +42,47 @@ const Schema<NicParams>& NicParams::schema() {
              "retransmission timeouts in a row a requester retries before its QP goes to the error state and its "
              "requests fail (IBTA retry_cnt, 3 bits; 7 is the rdma-core and perftest default)",
              in_range<int64_t>(0, 7), "retries")
+        .add(
+            &NicParams::dscp_map, "dscp_map", "auto",
+            "DSCP the NIC writes per priority, \"prio:dscp, ...\" (NVIDIA: mlnx_qos --trust dscp with the QP's "
+            "traffic class); auto, and any priority not listed: the smallest DSCP that switch.dscp_map sends to it",
+            [](const std::string& v) -> std::optional<std::string> {
+              if (v == "auto") {
+                return std::nullopt;
+              }
+              try {
+                parse_prio_dscp_map(v);
+              } catch (const UnitError& e) {
+                return e.message;
+              }
+              return std::nullopt;
+            },
+            "auto | prio:dscp, ...")
         .reserved("cc", "congestion control, see nic.cc.*");
     return sc;
   }();
   return s;
+}
+
+std::array<int, 8> parse_prio_dscp_map(const std::string& s) {
+  std::array<int, 8> m;
+  m.fill(-1);
+  if (s == "auto") {
+    return m;
+  }
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    int prio = -1, dscp = -1;
+    char colon = 0, extra = 0;
+    std::istringstream is(item);
+    if (!(is >> prio >> colon >> dscp) || colon != ':' || (is >> extra) || prio < 0 || prio > 7 || dscp < 0 ||
+        dscp > 63) {
+      throw UnitError{"bad entry '" + item + "' (expected 'PRIORITY:DSCP', priority 0..7, DSCP 0..63)"};
+    }
+    m[static_cast<size_t>(prio)] = dscp;
+  }
+  return m;
 }
 
 Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,

@@ -26,8 +26,12 @@ struct NicParams {
   Time wqe_gap;               // the send engine's time per work request: its message rate is 1 / wqe_gap
   int64_t max_rd_atomic = 0;  // READs a requester has outstanding per QP; the responder keeps as many
   int64_t retry_count = 0;    // timeouts in a row a requester retries before its QP goes to the error state
+  std::string dscp_map;       // priority to the DSCP the NIC writes, "auto" to follow the switches' map
   static const Schema<NicParams>& schema();
 };
+
+// Parses "3:26, 6:48" (priority:DSCP) into the DSCP of each priority, -1 where unlisted (throws UnitError).
+std::array<int, 8> parse_prio_dscp_map(const std::string& s);
 
 // Where a NIC reports completions: the server its applications run on.
 // Contract: called from the NIC's own event handling, one completion per call, in the order they happened;

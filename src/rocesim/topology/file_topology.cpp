@@ -1,8 +1,7 @@
 // A custom topology from a text file (docs/scenario-reference.md, "Topology files"):
 //   # comment
-//   host <name> [nics=N]        a server with N NICs (default 1): nodes <name>.nic0 .. <name>.nic<N-1>, one endpoint each
-//   switch <name>
-//   link <name-a> <name-b> <rate> <delay>      e.g.  link h0 tor0 100Gbps 1us
+//   host <name> [nics=N]        a server with N NICs (default 1): nodes <name>.nic0 .. <name>.nic<N-1>, one endpoint
+//   each switch <name> link <name-a> <name-b> <rate> <delay>      e.g.  link h0 tor0 100Gbps 1us
 // Hosts are numbered in the order of their `host` lines. Each host has exactly one link.
 #include <filesystem>
 #include <fstream>

@@ -1,0 +1,33 @@
+// Shortest-path ECMP over a topology graph: the routes every switch computes (Network's forwarding tables) and
+// the static analyses (`rocesim check`) read the same next hops from here.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "rocesim/topology/topology.hpp"
+
+namespace rocesim {
+
+// One end of a link as seen from a node: the neighbour, this node's port on the link, and the link's index.
+struct Arc {
+  int node = 0;
+  uint16_t port = 0;
+  int link = 0;
+};
+// Per node, the arcs of the links that are up (`up[link]`); a node's ports are numbered in link order whether
+// their links are up or not, so that a port keeps its number when a link fails.
+using Adjacency = std::vector<std::vector<Arc>>;
+Adjacency adjacency(const TopologyGraph& g, const std::vector<char>& up);
+
+// Hop counts to `target` over `adj` (-1: unreachable) into `dist`. A NIC other than the target is never a
+// transit hop.
+void distances_to(const TopologyGraph& g, const Adjacency& adj, int target, std::vector<int>& dist);
+
+// Whether the arc from `node` (at distance dist[node] > 0 from `target`) is one of its ECMP next hops: one hop
+// closer, and not through another NIC.
+inline bool is_next_hop(const TopologyGraph& g, const std::vector<int>& dist, int node, const Arc& a, int target) {
+  return dist[a.node] >= 0 && dist[a.node] == dist[node] - 1 && (!g.nodes[a.node].is_nic() || a.node == target);
+}
+
+}  // namespace rocesim
