@@ -102,6 +102,19 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["packet_hops_per_s"] = info.wall_time_s > 0 ? static_cast<double>(hops) / info.wall_time_s : 0.0;
   j["drops"] = {{"total", drops}, {"lossless", lossless_drops}, {"by_reason", by_reason}};
   j["pfc"] = {{"pause_frames", pause_frames}, {"resume_frames", resume_frames}};
+  if (const DeadlockDetector* d = s.deadlock()) {
+    nlohmann::json cycles = nlohmann::json::array();
+    for (const DeadlockReport& r : d->deadlocks()) {
+      cycles.push_back({{"formed_at_ns", r.formed_at.ps() / 1000},
+                        {"detected_at_ns", r.detected_at.ps() / 1000},
+                        {"priority", r.priority},
+                        {"queues", r.queues}});
+    }
+    j["deadlock"] = {
+        {"checked", true}, {"detected", !cycles.empty()}, {"stopped_run", d->stopped_run()}, {"cycles", cycles}};
+  } else {
+    j["deadlock"] = {{"checked", false}};
+  }
   j["ecn"] = {{"marked", marked}};
   j["cnp"] = {{"sent", cnps}};
   j["transport"] = {{"data_packets_sent", data_sent},
@@ -319,6 +332,22 @@ std::string summary_table(const nlohmann::json& s) {
                    num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
   t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),
                    num(s["pfc"]["resume_frames"]));
+  if (s["deadlock"]["checked"].get<bool>()) {
+    if (s["deadlock"]["detected"].get<bool>()) {
+      for (const auto& c : s["deadlock"]["cycles"]) {
+        std::string q;
+        for (const auto& n : c["queues"]) {
+          q += n.get<std::string>() + " -> ";
+        }
+        t += fmt::format("  DEADLOCK         priority {}: {}{} formed by {:.3f} us, seen at {:.3f} us{}\n",
+                         num(c["priority"]), q, c["queues"][0].get<std::string>(),
+                         c["formed_at_ns"].get<double>() / 1e3, c["detected_at_ns"].get<double>() / 1e3,
+                         s["deadlock"]["stopped_run"].get<bool>() ? "; the run stopped there" : "");
+      }
+    } else {
+      t += "  deadlock         none\n";
+    }
+  }
   t += fmt::format("  ECN / DCQCN      {} packets marked, {} CNPs sent\n", num(s["ecn"]["marked"]),
                    num(s["cnp"]["sent"]));
   t += fmt::format("  drops            {} total, {} on lossless priorities\n", num(s["drops"]["total"]),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "rocesim/core/cycles.hpp"
 #include "rocesim/topology/routing.hpp"
 
 namespace rocesim {
@@ -177,105 +178,14 @@ void add_target(const Fabric& f, const PortSets& nh, DepGraph& dep, std::vector<
   }
 }
 
-// One cycle through each strongly connected set of `dep` (Tarjan's algorithm, iterative), as egress queue ids
-// starting with the smallest, in the order of their smallest members.
+// One cycle through each strongly connected set of `dep`, as egress queue ids.
 std::vector<std::vector<uint32_t>> cycles_of(const Fabric& f, const DepGraph& dep) {
-  const uint32_t n = static_cast<uint32_t>(f.egress_peer.size());
-  std::vector<int64_t> index(n, -1), low(n, 0);
-  std::vector<char> on_stack(n, 0);
-  std::vector<uint32_t> st, comp(n, UINT32_MAX);
-  std::vector<std::vector<uint32_t>> sccs;
-  int64_t counter = 0;
-  struct Frame {
-    uint32_t v;
-    std::vector<uint32_t> next;
-    size_t i = 0;
-  };
-  std::vector<Frame> call;
-  for (uint32_t root = 0; root < n; ++root) {
-    if (index[root] >= 0 || f.egress_peer[root] < 0) {
-      continue;
-    }
-    auto enter = [&](uint32_t v) {
-      index[v] = low[v] = counter++;
-      st.push_back(v);
-      on_stack[v] = 1;
-      Frame fr{v, {}, 0};
-      dep.for_each_next(v, [&](uint32_t w) { fr.next.push_back(w); });
-      call.push_back(std::move(fr));
-    };
-    enter(root);
-    while (!call.empty()) {
-      Frame& fr = call.back();
-      if (fr.i < fr.next.size()) {
-        const uint32_t w = fr.next[fr.i++];
-        if (index[w] < 0) {
-          enter(w);
-        } else if (on_stack[w]) {
-          low[fr.v] = std::min(low[fr.v], index[w]);
-        }
-        continue;
-      }
-      const uint32_t v = fr.v;
-      call.pop_back();
-      if (!call.empty()) {
-        low[call.back().v] = std::min(low[call.back().v], low[v]);
-      }
-      if (low[v] == index[v]) {
-        std::vector<uint32_t> members;
-        uint32_t w;
-        do {
-          w = st.back();
-          st.pop_back();
-          on_stack[w] = 0;
-          members.push_back(w);
-        } while (w != v);
-        if (members.size() > 1) {
-          for (uint32_t m : members) {
-            comp[m] = static_cast<uint32_t>(sccs.size());
-          }
-          sccs.push_back(std::move(members));
-        }
-      }
-    }
+  std::vector<char> active(f.egress_peer.size());
+  for (size_t e = 0; e < active.size(); ++e) {
+    active[e] = f.egress_peer[e] >= 0;
   }
-  // The shortest cycle through each set's smallest queue (breadth first inside the set).
-  std::vector<std::vector<uint32_t>> out;
-  std::vector<uint32_t> parent(n, UINT32_MAX);
-  for (auto& members : sccs) {
-    const uint32_t start = *std::min_element(members.begin(), members.end());
-    const uint32_t c = comp[start];
-    std::vector<uint32_t> queue{start}, touched{start};
-    parent[start] = start;
-    uint32_t last = UINT32_MAX;
-    for (size_t qi = 0; qi < queue.size() && last == UINT32_MAX; ++qi) {
-      const uint32_t u = queue[qi];
-      dep.for_each_next(u, [&](uint32_t w) {
-        if (last != UINT32_MAX || comp[w] != c) {
-          return;
-        }
-        if (w == start) {
-          last = u;
-        } else if (parent[w] == UINT32_MAX) {
-          parent[w] = u;
-          touched.push_back(w);
-          queue.push_back(w);
-        }
-      });
-    }
-    std::vector<uint32_t> cyc;
-    for (uint32_t v = last; v != start; v = parent[v]) {
-      cyc.push_back(v);
-    }
-    cyc.push_back(start);
-    std::reverse(cyc.begin(), cyc.end());
-    for (uint32_t t : touched) {
-      parent[t] = UINT32_MAX;
-    }
-    out.push_back(std::move(cyc));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  return one_cycle_per_component(static_cast<uint32_t>(active.size()), active,
+                                 [&](uint32_t v, auto&& fn) { dep.for_each_next(v, fn); });
 }
 
 // Calls fn(set) for every set of `k` of `items`, in lexicographic order.

@@ -234,6 +234,9 @@ void Simulation::build() {
     capture_ = std::make_unique<Capture>(*sc_.capture, *net_, sc_.file);
   }
   timeseries_ = std::make_unique<TimeSeries>(sc_.output.timeseries, sim_, *net_, sc_.file);
+  if (sc_.sw.pfc.deadlock.detect_after > Time()) {
+    deadlock_ = std::make_unique<DeadlockDetector>(sc_.sw.pfc.deadlock, sc_.sw.pfc.priorities, sim_, *net_);
+  }
   if (sc_.output.hpcc.any()) {
     hpcc_ = std::make_unique<HpccOutputs>(sc_.output.hpcc, sim_, *net_);
   }

@@ -12,6 +12,7 @@
 #include "rocesim/analysis/output_params.hpp"
 #include "rocesim/analysis/timeseries.hpp"
 #include "rocesim/cc/cc.hpp"
+#include "rocesim/cluster/deadlock.hpp"
 #include "rocesim/cluster/network.hpp"
 #include "rocesim/core/simulator.hpp"
 #include "rocesim/io/capture.hpp"
@@ -81,6 +82,8 @@ class Simulation {
   // The sampled time series, if the scenario asked for one.
   const TimeSeries* timeseries() const { return timeseries_ && timeseries_->enabled() ? timeseries_.get() : nullptr; }
   const HpccOutputs* hpcc_outputs() const { return hpcc_.get(); }
+  // The PFC deadlock detector, if switch.pfc.deadlock.detect_after turned it on.
+  const DeadlockDetector* deadlock() const { return deadlock_.get(); }
   // What workloads' applications measured beyond the flows (perftest), in workload order.
   const std::vector<std::shared_ptr<WorkloadReport>>& reports() const { return reports_; }
   // Flows each workload created.
@@ -96,6 +99,7 @@ class Simulation {
   std::unique_ptr<Capture> capture_;
   std::unique_ptr<TimeSeries> timeseries_;
   std::unique_ptr<HpccOutputs> hpcc_;
+  std::unique_ptr<DeadlockDetector> deadlock_;
   std::vector<size_t> workload_flows_;
   std::vector<std::shared_ptr<WorkloadReport>> reports_;
   nlohmann::json resolved_;

@@ -6,6 +6,20 @@
 
 namespace rocesim {
 
+const Schema<DeadlockParams>& DeadlockParams::schema() {
+  static const Schema<DeadlockParams> s = [] {
+    Schema<DeadlockParams> sc("deadlock", "PFC deadlock detection during the run");
+    sc.add(&DeadlockParams::detect_after, "detect_after", "0ns",
+           "report a cycle of lossless queues, each paused by the next, once none has sent for this long (0: off; "
+           "checked every detect_after / 4)",
+           at_least(Time()))
+        .add(&DeadlockParams::action, "action", "stop", "on a deadlock: stop the run there, or continue",
+             one_of({"stop", "continue"}));
+    return sc;
+  }();
+  return s;
+}
+
 const Schema<PfcParams>& PfcParams::schema() {
   static const Schema<PfcParams> s = [] {
     Schema<PfcParams> sc("pfc", "priority flow control (IEEE 802.1Qbb)");
@@ -31,6 +45,7 @@ const Schema<PfcParams>& PfcParams::schema() {
              in_range<int64_t>(1, 65535), "quanta")
         .add(&PfcParams::response_time, "response_time", "0ns",
              "time a paused port keeps sending after the PFC frame arrived (on top of the frame on the wire)")
+        .sub(&PfcParams::deadlock, "deadlock", DeadlockParams::schema())
         .validate([](const PfcParams& p) -> std::optional<std::pair<std::string, std::string>> {
           for (int64_t c : p.priorities) {
             if (c < 0 || c > 7) {

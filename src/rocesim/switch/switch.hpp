@@ -17,12 +17,20 @@
 
 namespace rocesim {
 
+// The run's PFC deadlock detector (cluster/deadlock.hpp): off unless detect_after > 0.
+struct DeadlockParams {
+  Time detect_after;   // a cycle of paused queues that has not moved for this long is a deadlock
+  std::string action;  // "stop" the run when one is found, or "continue"
+  static const Schema<DeadlockParams>& schema();
+};
+
 struct PfcParams {
   std::vector<int64_t> priorities;  // lossless priorities
   std::string headroom;             // "auto" or a size per ingress port and lossless priority
   Bytes xon_offset;
   int64_t quanta = 0;
   Time response_time;
+  DeadlockParams deadlock;
   static const Schema<PfcParams>& schema();
 };
 
@@ -114,6 +122,16 @@ class Switch final : public Node {
   const PauseState& pause_state(uint16_t port) const { return pause_states_[port]; }
   Bytes headroom(uint16_t port) const { return Bytes(ports_[port].headroom); }
   int64_t queued_bytes(uint16_t port, int prio) const { return ports_[port].out[prio].qbytes; }
+  int64_t sent_packets(uint16_t port, int prio) const { return ports_[port].out[prio].tx_packets; }
+  // Whether this port has asked its upstream to pause `prio` (its ingress group is in XOFF).
+  bool pausing_upstream(uint16_t port, int prio) const { return ports_[port].xoff >> prio & 1u; }
+  // Calls fn(in_port) for each packet queued at egress (port, prio), head first.
+  template <typename F>
+  void for_each_queued(uint16_t port, int prio, F&& fn) const {
+    for (const Packet* p = ports_[port].out[prio].head; p; p = p->next) {
+      fn(p->in_port);
+    }
+  }
   int64_t drops_total() const;
   // PFC frames this port sent that pause at least one priority, and those that only resume.
   int64_t pfc_pause_frames(uint16_t port) const { return ports_[port].pause_frames; }
