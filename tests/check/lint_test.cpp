@@ -103,5 +103,22 @@ TEST(Lint, PriorityNoSwitchDscpSelectsIsAnError) {
   EXPECT_EQ(fs[0].where, "priority 6 (CNPs)");
 }
 
+TEST(Lint, WatchdogPollingFasterThanXoffRefreshIsAWarning) {
+  // 65535 quanta at 100 Gb/s: a pause lasts 65535 x 64 B x 80 ps/B = 335.54 us, refreshed every 167.77 us.
+  const Time refresh = pause_time(65535, Rate::gbps(100)) / 2;
+  EXPECT_EQ(refresh, Time::ps(167'769'600));
+  const std::vector<std::string> on = {"switch.pfc.watchdog.enabled=true", "switch.pfc.watchdog.detect=1ms"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), on.begin(), on.end());
+    return lint_of(kFabric, more);
+  };
+  const auto fs = with({"switch.pfc.watchdog.poll=100us", "switch.pfc.watchdog.restore=400us"});
+  ASSERT_EQ(codes(fs), Codes{"watchdog_below_refresh"});
+  EXPECT_EQ(fs[0].key, "switch.pfc.watchdog.poll");
+  EXPECT_EQ(codes(with({"switch.pfc.watchdog.poll=200us", "switch.pfc.watchdog.restore=100us"})),
+            Codes{"watchdog_below_refresh"});
+  EXPECT_EQ(codes(with({"switch.pfc.watchdog.poll=200us", "switch.pfc.watchdog.restore=400us"})), Codes{});
+}
+
 }  // namespace
 }  // namespace rocesim

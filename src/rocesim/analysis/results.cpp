@@ -102,6 +102,28 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["packet_hops_per_s"] = info.wall_time_s > 0 ? static_cast<double>(hops) / info.wall_time_s : 0.0;
   j["drops"] = {{"total", drops}, {"lossless", lossless_drops}, {"by_reason", by_reason}};
   j["pfc"] = {{"pause_frames", pause_frames}, {"resume_frames", resume_frames}};
+  if (s.scenario().sw.pfc.watchdog.enabled) {
+    nlohmann::json storms = nlohmann::json::array();
+    int64_t dropped = 0;
+    for (const auto& sw : net.switches()) {
+      if (!sw->watchdog()) {
+        continue;
+      }
+      for (const Storm& st : sw->watchdog()->storms()) {
+        storms.push_back({{"switch", sw->name()},
+                          {"port", st.port},
+                          {"priority", st.prio},
+                          {"start_ns", st.start.ps() / 1000},
+                          {"end_ns", st.end < Time() ? nlohmann::json() : nlohmann::json(st.end.ps() / 1000)},
+                          {"dropped", st.dropped}});
+        dropped += st.dropped;
+      }
+    }
+    j["pfc_watchdog"] = {
+        {"enabled", true}, {"action", s.scenario().sw.pfc.watchdog.action}, {"storms", storms}, {"dropped", dropped}};
+  } else {
+    j["pfc_watchdog"] = {{"enabled", false}};
+  }
   if (const DeadlockDetector* d = s.deadlock()) {
     nlohmann::json cycles = nlohmann::json::array();
     for (const DeadlockReport& r : d->deadlocks()) {
@@ -214,7 +236,7 @@ std::string ports_csv(const Network& net, Time now) {
   std::string out =
       "switch,port,peer,priority,tx_bytes,tx_packets,max_queue_bytes,ecn_marked,drops_shared_limit,"
       "drops_headroom_overflow,drops_buffer_full,drops_link_down,drops_no_route,pause_sent,resume_sent,pause_rcvd,"
-      "paused_ns,max_headroom_bytes\n";
+      "paused_ns,max_headroom_bytes,drops_watchdog\n";
   for (const auto& sw : net.switches()) {
     for (uint16_t p = 0; p < sw->num_ports(); ++p) {
       const PauseState& ps = sw->pause_state(p);
@@ -226,14 +248,15 @@ std::string ports_csv(const Network& net, Time now) {
           paused += std::min(ps.until[c], now) - ps.since[c];
         }
         const bool quiet = k.tx_packets == 0 && k.rx_bytes == 0 && ps.xoff_rcvd[c] == 0 && k.xoff_sent == 0 &&
-                           k.drops[static_cast<int>(DropReason::kLinkDown)] == 0;
+                           k.drops[static_cast<int>(DropReason::kLinkDown)] == 0 &&
+                           k.drops[static_cast<int>(DropReason::kWatchdog)] == 0;
         if (quiet) {
           continue;
         }
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{}\n", sw->name(), p, peer, c,
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{}\n", sw->name(), p, peer, c,
                            k.tx_bytes, k.tx_packets, k.max_queue, k.ecn_marked, k.drops[0], k.drops[1], k.drops[2],
                            k.drops[3], k.drops[4], k.xoff_sent, k.xon_sent, ps.xoff_rcvd[c],
-                           static_cast<double>(paused.ps()) / 1000.0, k.max_headroom);
+                           static_cast<double>(paused.ps()) / 1000.0, k.max_headroom, k.drops[5]);
       }
     }
   }
@@ -332,6 +355,10 @@ std::string summary_table(const nlohmann::json& s) {
                    num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
   t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),
                    num(s["pfc"]["resume_frames"]));
+  if (s["pfc_watchdog"]["enabled"].get<bool>()) {
+    t += fmt::format("  PFC watchdog     {} storms ({}), {} packets dropped\n", s["pfc_watchdog"]["storms"].size(),
+                     s["pfc_watchdog"]["action"].get<std::string>(), num(s["pfc_watchdog"]["dropped"]));
+  }
   if (s["deadlock"]["checked"].get<bool>()) {
     if (s["deadlock"]["detected"].get<bool>()) {
       for (const auto& c : s["deadlock"]["cycles"]) {

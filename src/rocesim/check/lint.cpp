@@ -269,6 +269,33 @@ void check_dscp(const Config& c, std::vector<Finding>& out) {
   }
 }
 
+// A paused queue's peer refreshes its XOFF every half pause lifetime (quanta x 512 bit times at the port's rate):
+// slower ports refresh less often. A watchdog that polls more often than that can find no new pause frame
+// between two polls of a queue paused all along, and one that restores sooner ends storms that go on.
+void check_watchdog(const Config& c, std::vector<Finding>& out) {
+  const WatchdogParams& w = c.sc.sw.pfc.watchdog;
+  if (!w.enabled || !c.lossless) {
+    return;
+  }
+  Rate slowest;
+  for (const TopoLink& l : c.sc.graph.links) {
+    if (slowest == Rate() || l.rate < slowest) {
+      slowest = l.rate;
+    }
+  }
+  const Time refresh = pause_time(static_cast<int>(c.sc.sw.pfc.quanta), slowest) / 2;
+  for (const auto& [key, t] :
+       {std::pair{"switch.pfc.watchdog.poll", w.poll}, {"switch.pfc.watchdog.restore", w.restore}}) {
+    if (t < refresh) {
+      out.push_back({"warning", "watchdog_below_refresh", key, to_string(slowest) + " ports",
+                     std::string(key).substr(20) + " " + to_string(t) + " is shorter than the " + to_string(refresh) +
+                         " between XOFF refreshes (half of " + std::to_string(c.sc.sw.pfc.quanta) +
+                         " quanta): a queue paused all along can look quiet to the watchdog",
+                     std::string(key) + ": " + to_string(refresh) + " or more (or switch.pfc.quanta lower)"});
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Finding> lint(const Scenario& sc) {
@@ -279,6 +306,7 @@ std::vector<Finding> lint(const Scenario& sc) {
   check_ecn(c, out);
   check_cnp(c, out);
   check_dscp(c, out);
+  check_watchdog(c, out);
   return out;
 }
 

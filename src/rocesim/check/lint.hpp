@@ -28,6 +28,7 @@ struct Finding {
 //   cnp_unprotected        CNPs on a class neither strict nor lossless: delayed behind data, or dropped
 //   dscp_mismatch          a NIC's DSCP for a priority lands in another priority at the switches
 //   no_dscp_for_priority   a priority the NICs use that no DSCP of the switches' map selects
+//   watchdog_below_refresh PFC watchdog poll or restore time shorter than the XOFF refresh interval
 std::vector<Finding> lint(const Scenario& sc);
 
 }  // namespace rocesim

@@ -85,11 +85,13 @@ struct PauseState {
   std::array<Time, 8> total{};         // time spent paused, per priority
   std::array<int64_t, 8> xoff_rcvd{};  // PFC frames received with quanta > 0
   std::array<int64_t, 8> xon_rcvd{};   // PFC frames received with quanta 0
+  uint8_t ignored = 0;                 // priorities whose pauses a PFC watchdog ignores (storm mode, forward)
 
   bool paused(int prio, Time now) const { return until[prio] > now && since[prio] <= now; }
+  // The priorities a sender must hold back now (pauses a watchdog ignores do not count).
   uint8_t paused_mask(Time now) const {
     uint8_t m = 0;
-    for (uint8_t a = armed; a; a &= static_cast<uint8_t>(a - 1)) {
+    for (uint8_t a = armed & ~ignored; a; a &= static_cast<uint8_t>(a - 1)) {
       const int i = __builtin_ctz(a);
       if (paused(i, now)) {
         m |= static_cast<uint8_t>(1u << i);

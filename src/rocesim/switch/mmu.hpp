@@ -11,9 +11,9 @@
 
 namespace rocesim {
 
-// kLinkDown and kNoRoute are the switch's, not the MMU's (see Switch).
-enum class DropReason : uint8_t { kSharedLimit, kHeadroomOverflow, kBufferFull, kLinkDown, kNoRoute };
-inline constexpr int kDropReasons = 5;
+// kLinkDown, kNoRoute and kWatchdog are the switch's, not the MMU's (see Switch).
+enum class DropReason : uint8_t { kSharedLimit, kHeadroomOverflow, kBufferFull, kLinkDown, kNoRoute, kWatchdog };
+inline constexpr int kDropReasons = 6;
 inline constexpr int kAdmissionDrops = 3;  // the first three: the MMU's
 const char* to_string(DropReason r);
 

@@ -46,6 +46,7 @@ const Schema<PfcParams>& PfcParams::schema() {
         .add(&PfcParams::response_time, "response_time", "0ns",
              "time a paused port keeps sending after the PFC frame arrived (on top of the frame on the wire)")
         .sub(&PfcParams::deadlock, "deadlock", DeadlockParams::schema())
+        .sub(&PfcParams::watchdog, "watchdog", WatchdogParams::schema())
         .validate([](const PfcParams& p) -> std::optional<std::pair<std::string, std::string>> {
           for (int64_t c : p.priorities) {
             if (c < 0 || c > 7) {
@@ -132,6 +133,8 @@ const char* to_string(DropReason r) {
       return "link_down";
     case DropReason::kNoRoute:
       return "no_route";
+    case DropReason::kWatchdog:
+      return "watchdog";
   }
   return "?";
 }
@@ -193,6 +196,17 @@ void Switch::finalize(const std::string& scenario_file) {
     headroom_total += port.headroom * lossless_count;
   }
   mmu_.set_shared_pool(params_.buffer.count() - reserved_total - headroom_total);
+  if (params_.pfc.watchdog.enabled && lossless_) {
+    wd_ = std::make_unique<PfcWatchdog>(params_.pfc.watchdog, lossless_, ports_.size());
+    if (!faults_) {  // the watchdog's drops take the same path as a dead link's (refused())
+      std::vector<std::pair<Time, Rate>> in;
+      for (const Port& p : ports_) {
+        in.push_back({p.link.delay, p.link.rate});
+      }
+      enable_faults(in);
+    }
+    sim_.at(params_.pfc.watchdog.poll, this, kEvWatchdog);
+  }
   if (mmu_.shared_pool() <= 0) {
     throw InputError(scenario_file, 0, "switch.buffer",
                      to_string(params_.buffer) + " is too small for switch '" + name_ + "': reserved space (" +
@@ -373,8 +387,8 @@ void Switch::release(Packet* p) {
 void Switch::enqueue(Packet* p) {
   const uint16_t out = route(*p);
   if (faults_) [[unlikely]] {
-    if (out == RouteTable::kNoRoute || (*faults_)[out].down) {
-      drop_admitted(p, out == RouteTable::kNoRoute ? DropReason::kNoRoute : DropReason::kLinkDown);
+    if (const auto why = refused(out, p->priority)) {
+      drop_admitted(p, *why);
       return;
     }
   }
@@ -402,6 +416,42 @@ void Switch::enqueue(Packet* p) {
   try_send(out);
 }
 
+std::optional<DropReason> Switch::refused(uint16_t out, int prio) {
+  if (out == RouteTable::kNoRoute) {
+    return DropReason::kNoRoute;
+  }
+  if ((*faults_)[out].down) {
+    return DropReason::kLinkDown;
+  }
+  if (wd_ && wd_->drops(out, prio)) {
+    wd_->count_drop(out, prio);
+    return DropReason::kWatchdog;
+  }
+  return std::nullopt;
+}
+
+void Switch::poll_watchdog() {
+  for (const auto& c : wd_->poll(sim_.now(), pause_states_)) {
+    storm_changed(c.port, c.prio, c.storm);
+  }
+  if (sim_.held() > 0) {
+    sim_.after(wd_->interval(), this, kEvWatchdog);
+  }
+}
+
+// Storm mode: `drop` empties the queue now (and refused() drops what is routed to it), `forward` sends as if
+// the peer's pauses had not come; leaving it, the queue obeys pauses again.
+void Switch::storm_changed(uint16_t port, int prio, bool storm) {
+  PauseState& ps = pause_states_[port];
+  if (wd_->action() == PfcWatchdog::Action::kForward) {
+    ps.ignored =
+        storm ? static_cast<uint8_t>(ps.ignored | 1u << prio) : static_cast<uint8_t>(ps.ignored & ~(1u << prio));
+    try_send(port);
+  } else if (wd_->action() == PfcWatchdog::Action::kDrop && storm) {
+    wd_->count_drops(port, prio, flush(port, prio, DropReason::kWatchdog));
+  }
+}
+
 void Switch::drop(Packet* p, DropReason r) {
   const int i = static_cast<int>(r);
   ++(i < kAdmissionDrops ? ports_[p->in_port].in[p->priority].drops[i]
@@ -426,21 +476,29 @@ void Switch::link_changed(uint16_t port, bool up) {
   }
   pt.pfc_pending = 0;
   for (int c = 0; c < 8; ++c) {
-    EgressClass& q = pt.out[c];
-    while (Packet* p = q.head) {
-      q.head = p->next;
-      q.qbytes -= p->frame;
-      if (telemetry_) {
-        pt.q_total -= p->frame;
-      }
-      drop_admitted(p, DropReason::kLinkDown);
-    }
-    q.tail = nullptr;
-    q.size = 0;
-    pt.view.head_bytes[c] = 0;
+    flush(port, c, DropReason::kLinkDown);
   }
-  pt.view.nonempty = 0;
-  pt.stale = 0;
+}
+
+int64_t Switch::flush(uint16_t port, int c, DropReason r) {
+  Port& pt = ports_[port];
+  EgressClass& q = pt.out[c];
+  int64_t n = 0;
+  while (Packet* p = q.head) {
+    q.head = p->next;
+    q.qbytes -= p->frame;
+    if (telemetry_) {
+      pt.q_total -= p->frame;
+    }
+    drop_admitted(p, r);
+    ++n;
+  }
+  q.tail = nullptr;
+  q.size = 0;
+  pt.view.head_bytes[c] = 0;
+  pt.view.nonempty &= static_cast<uint8_t>(~(1u << c));
+  pt.stale &= static_cast<uint8_t>(~(1u << c));
+  return n;
 }
 
 // Frames lost on a dead link: data counts as dropped at the ingress class it came in on (arriving) or was
@@ -584,6 +642,8 @@ void Switch::on_event(uint32_t kind, uint64_t arg) {
       set_routes(scheduled_routes_[arg], ecmp_seed_);
       routes_installed_ = arg + 1;
     }
+  } else if (kind == kEvWatchdog) {
+    poll_watchdog();
   } else if (kind == kEvPfcRefresh) {
     const auto [gen, port, c] = PfcRefreshArg::decode(arg);
     // Only the latest XOFF's refresh counts; an XOFF sent since then has its own.

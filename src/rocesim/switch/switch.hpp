@@ -14,6 +14,7 @@
 #include "rocesim/switch/ecn.hpp"
 #include "rocesim/switch/mmu.hpp"
 #include "rocesim/switch/scheduler.hpp"
+#include "rocesim/switch/watchdog.hpp"
 
 namespace rocesim {
 
@@ -31,6 +32,7 @@ struct PfcParams {
   int64_t quanta = 0;
   Time response_time;
   DeadlockParams deadlock;
+  WatchdogParams watchdog;
   static const Schema<PfcParams>& schema();
 };
 
@@ -137,11 +139,13 @@ class Switch final : public Node {
   int64_t pfc_pause_frames(uint16_t port) const { return ports_[port].pause_frames; }
   int64_t pfc_resume_frames(uint16_t port) const { return ports_[port].resume_frames; }
   uint16_t route(const Packet& p) const;
+  // The PFC watchdog's storms, if switch.pfc.watchdog is enabled.
+  const PfcWatchdog* watchdog() const { return wd_.get(); }
 
  private:
   // kEvForward: Packet*, after the pipeline latency; kEvPfcRefresh: PfcRefreshArg; kEvRoutes: an index into
   // scheduled_routes_.
-  enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh, kEvRoutes, kEvLast };
+  enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh, kEvRoutes, kEvWatchdog, kEvLast };
   // A refresh of the XOFF numbered `gen` of (port, prio): stale if another XOFF was sent since.
   struct PfcRefreshArg {
     uint32_t gen = 0;
@@ -267,6 +271,14 @@ class Switch final : public Node {
   // just served if it has one, else of the lowest non-empty class.
   uint64_t wake_arg(uint16_t port, int served) const;
   void drop(Packet* p, DropReason r);
+  // In runs with fabric events or a watchdog: why a packet routed to `out` on `prio` cannot be queued there
+  // (no route, a dead link, a watchdog dropping the queue's packets), if it cannot.
+  std::optional<DropReason> refused(uint16_t out, int prio);
+  void poll_watchdog();
+  // A queue enters or leaves the watchdog's storm mode.
+  void storm_changed(uint16_t port, int prio, bool storm);
+  // Drops every packet queued at egress (port, class c) for reason r; returns how many.
+  int64_t flush(uint16_t port, int c, DropReason r);
   // ECN marking (at enqueue or dequeue, `ecn.at`): CE with the port's marking curve at the class's depth; an
   // ECN-capable packet only, and counted once per packet.
   void maybe_mark(const Port& port, EgressClass& q, Packet* p) {
@@ -303,6 +315,7 @@ class Switch final : public Node {
   SwitchParams params_;
   // Marking curves are stateless: ports of one rate share one, which stays in cache.
   std::vector<std::pair<Rate, std::unique_ptr<EcnMarker>>> markers_;
+  std::unique_ptr<PfcWatchdog> wd_;  // only with switch.pfc.watchdog.enabled
 };
 
 }  // namespace rocesim
