@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -140,6 +141,20 @@ TEST(Cli, CheckExitsZeroWhenCleanOneOnCyclesOrFindingsTwoOnBadInput) {
   EXPECT_EQ(sh("check --failures 3 " + src + "/scenarios/incast.yaml").status, 2);
   EXPECT_EQ(sh("check " + src + "/scenarios/incast.yaml --set switch.ecn.kmni=1KB").status, 2);
   EXPECT_EQ(sh("check /nonexistent.yaml").status, 2);
+}
+
+TEST(Cli, PauseStormRunComparesWithTheRunWithoutTheFaultAndWritesVictims) {
+  const auto d = tmpdir("storm");
+  const Result r =
+      sh("run " + std::string(ROCESIM_SOURCE_DIR) + "/scenarios/pause-storm.yaml --set stop=1ms -o " + d.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("pause spread     from host3"), std::string::npos) << r.out;
+  const auto s = nlohmann::json::parse(slurp(d / "summary.json"));
+  EXPECT_EQ(s["pause_spread"][0]["source"], "host3");
+  EXPECT_EQ(s["victims"]["of"], 16 * 15 - 2 * 15);  // all-to-all flows that neither start nor end at host3
+  const std::string v = slurp(d / "victims.csv");
+  EXPECT_EQ(v.substr(0, v.find('\n')), "id,src,dst,size,fct_ns,baseline_fct_ns,slowdown_vs_baseline");
+  EXPECT_EQ(static_cast<int64_t>(std::count(v.begin(), v.end(), '\n')) - 1, s["victims"]["flows"].get<int64_t>());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "rocesim/analysis/output_params.hpp"
+#include "rocesim/analysis/pause_spread.hpp"
 
 namespace rocesim {
 
@@ -102,6 +103,32 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["packet_hops_per_s"] = info.wall_time_s > 0 ? static_cast<double>(hops) / info.wall_time_s : 0.0;
   j["drops"] = {{"total", drops}, {"lossless", lossless_drops}, {"by_reason", by_reason}};
   j["pfc"] = {{"pause_frames", pause_frames}, {"resume_frames", resume_frames}};
+  const std::vector<uint32_t> faulty = faulty_endpoints(s);
+  nlohmann::json spread = nlohmann::json::array();
+  for (const FabricEvent& e : s.scenario().events) {
+    if (e.is_fault()) {
+      spread.push_back(spread_json(pause_spread(net, e.target, e.prio, s.sim().now())));
+    }
+  }
+  if (!spread.empty()) {
+    j["pause_spread"] = spread;
+  }
+  if (info.baseline) {
+    const auto v = victim_flows(net, *info.baseline, faulty, kVictimThreshold);
+    int64_t candidates = 0, unfinished = 0;
+    for (const auto& f : net.flows()) {
+      candidates += std::find(faulty.begin(), faulty.end(), f.spec.src) == faulty.end() &&
+                    std::find(faulty.begin(), faulty.end(), f.spec.dst) == faulty.end();
+    }
+    for (const Victim& x : v) {
+      unfinished += x.fct == Time::max();
+    }
+    j["victims"] = {{"flows", v.size()},
+                    {"unfinished", unfinished},
+                    {"of", candidates},
+                    {"threshold", kVictimThreshold},
+                    {"file", "victims.csv"}};
+  }
   if (s.scenario().sw.pfc.watchdog.enabled) {
     nlohmann::json storms = nlohmann::json::array();
     int64_t dropped = 0;
@@ -243,10 +270,7 @@ std::string ports_csv(const Network& net, Time now) {
       const std::string peer = sw->link(p).peer ? sw->link(p).peer->name() : "";
       for (int c = 0; c < 8; ++c) {
         const auto& k = sw->counters(p, c);
-        Time paused = ps.total[c];
-        if (ps.until[c] != Time() && ps.since[c] < now) {  // still paused at the end of the run
-          paused += std::min(ps.until[c], now) - ps.since[c];
-        }
+        const Time paused = paused_for(ps, c, now);
         const bool quiet = k.tx_packets == 0 && k.rx_bytes == 0 && ps.xoff_rcvd[c] == 0 && k.xoff_sent == 0 &&
                            k.drops[static_cast<int>(DropReason::kLinkDown)] == 0 &&
                            k.drops[static_cast<int>(DropReason::kWatchdog)] == 0;
@@ -309,7 +333,7 @@ std::string buckets_csv(const std::vector<SizeBucket>& buckets) {
 std::string nics_csv(const Network& net, Time now) {
   std::string out =
       "host,tx_bytes,rx_bytes,data_sent,data_rcvd,ctrl_sent,ctrl_rcvd,acks_sent,naks_sent,cnps_sent,pause_rcvd,"
-      "paused_ns,lost_link_down,server,nic\n";
+      "paused_ns,lost_link_down,pause_sent,server,nic\n";
   std::vector<std::pair<std::string, size_t>> where(net.num_hosts());  // per NIC: its server and index there
   for (size_t s = 0; s < net.num_servers(); ++s) {
     for (size_t k = 0; k < net.server(s).num_nics(); ++k) {
@@ -324,14 +348,12 @@ std::string nics_csv(const Network& net, Time now) {
     Time paused;
     for (int c = 0; c < 8; ++c) {
       pauses += ps.xoff_rcvd[c];
-      paused += ps.total[c];
-      if (ps.until[c] != Time() && ps.since[c] < now) {
-        paused += std::min(ps.until[c], now) - ps.since[c];
-      }
+      paused += paused_for(ps, c, now);
     }
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{}\n", h, k.tx_bytes, k.rx_bytes, k.data_sent,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{}\n", h, k.tx_bytes, k.rx_bytes, k.data_sent,
                        k.data_rcvd, k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent, k.cnps_sent, pauses,
-                       static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down, where[h].first, where[h].second);
+                       static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down, k.pause_sent, where[h].first,
+                       where[h].second);
   }
   return out;
 }
@@ -355,6 +377,19 @@ std::string summary_table(const nlohmann::json& s) {
                    num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
   t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),
                    num(s["pfc"]["resume_frames"]));
+  if (s.contains("pause_spread")) {
+    for (const auto& p : s["pause_spread"]) {
+      t += fmt::format("  pause spread     from {} (priority {}): {} ports and NICs paused, up to {} hops away\n",
+                       p["source"].get<std::string>(), num(p["priority"]), num(p["ports_paused"]), num(p["max_hops"]));
+    }
+  }
+  if (s.contains("victims")) {
+    t += fmt::format(
+        "  victims          {} of {} flows that never crossed the faulty NIC finished over {:.0f} % later "
+        "than without the fault ({} not at all; victims.csv)\n",
+        num(s["victims"]["flows"]), num(s["victims"]["of"]), s["victims"]["threshold"].get<double>() * 100,
+        num(s["victims"]["unfinished"]));
+  }
   if (s["pfc_watchdog"]["enabled"].get<bool>()) {
     t += fmt::format("  PFC watchdog     {} storms ({}), {} packets dropped\n", s["pfc_watchdog"]["storms"].size(),
                      s["pfc_watchdog"]["action"].get<std::string>(), num(s["pfc_watchdog"]["dropped"]));

@@ -18,6 +18,8 @@ double slowdown(Time fct, Time ideal);
 
 struct RunInfo {
   double wall_time_s = 0;
+  // The same scenario run without its faults (events: pause_storm), for the victim flows; null if none.
+  const Network* baseline = nullptr;
 };
 
 nlohmann::json summary_json(Simulation& s, const RunInfo& info);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "rocesim/analysis/pause_spread.hpp"
 #include "rocesim/analysis/results.hpp"
 #include "rocesim/check/check.hpp"
 #include "rocesim/io/hpcc_config.hpp"
@@ -84,6 +85,16 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
   RunInfo info;
   info.wall_time_s = s.run(cb);
   progress.done();
+  // With faults, the same scenario again without them: which flows the fault slowed.
+  std::unique_ptr<Simulation> baseline;
+  const auto& events = s.scenario().events;
+  if (std::any_of(events.begin(), events.end(), [](const FabricEvent& e) { return e.is_fault(); })) {
+    Scenario sc = hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed);
+    std::erase_if(sc.events, [](const FabricEvent& e) { return e.is_fault(); });
+    baseline = std::make_unique<Simulation>(std::move(sc));
+    baseline->run();
+    info.baseline = &baseline->net();
+  }
   const nlohmann::json summary = summary_json(s, info);
   ResultWriter w(out_dir);
   w.stage("flows.csv", flows_csv(s.net()));
@@ -106,6 +117,10 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
   if (const TimeSeries* ts = s.timeseries()) {
     w.stage("timeseries.csv", ts->csv());
   }
+  if (baseline) {
+    w.stage("victims.csv",
+            victims_csv(s.net(), victim_flows(s.net(), baseline->net(), faulty_endpoints(s), kVictimThreshold)));
+  }
   std::string report_names;
   for (const auto& [name, content] : report_files(s)) {
     w.stage(name, content);
@@ -124,6 +139,9 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     std::string extra = report_names;
     if (s.timeseries()) {
       extra += ", timeseries.csv";
+    }
+    if (baseline) {
+      extra += ", victims.csv";
     }
     if (s.capture()) {
       extra += ", " + s.capture()->params().file;

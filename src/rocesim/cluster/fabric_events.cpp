@@ -30,6 +30,8 @@ const char* to_string(FabricEvent::Kind k) {
       return "switch_down";
     case FabricEvent::Kind::kSwitchUp:
       return "switch_up";
+    case FabricEvent::Kind::kPauseStorm:
+      return "pause_storm";
   }
   return "?";
 }
@@ -37,22 +39,50 @@ const char* to_string(FabricEvent::Kind k) {
 namespace {
 struct EventParams {
   Time at;
-  std::string type, link, sw;
+  std::string type, link, sw, nic;
+  int64_t priority = 3;
+  Time until;
   static const Schema<EventParams>& schema() {
     static const Schema<EventParams> s = [] {
       Schema<EventParams> sc("events[]", "one change of the fabric during the run");
       sc.add(&EventParams::at, "at", "0ns", "when it happens", at_least(Time()))
-          .add(&EventParams::type, "type", "link_down", "link_down, link_up, switch_down or switch_up",
-               one_of({"link_down", "link_up", "switch_down", "switch_up"}))
+          .add(&EventParams::type, "type", "link_down",
+               "link_down, link_up, switch_down, switch_up, or pause_storm (a fault: a NIC that keeps pausing its "
+               "switch, as a stuck receive pipeline does)",
+               one_of({"link_down", "link_up", "switch_down", "switch_up", "pause_storm"}))
           .add(&EventParams::link, "link", "",
                "link_down, link_up: the link, by a switch port at either end (leaf0:4) or by the NIC on it (host3, "
                "host3.nic1); both directions fail")
           .add(&EventParams::sw, "switch", "", "switch_down, switch_up: the switch; every link on it fails")
+          .add(&EventParams::nic, "nic", "", "pause_storm: the faulty NIC (host3, host3.nic1)")
+          .add(&EventParams::priority, "priority", "3",
+               "pause_storm: the priority it pauses, refreshing its XOFF (65535 quanta) every half pause lifetime",
+               in_range<int64_t>(0, 7), "priority")
+          .add(&EventParams::until, "until", "0ns", "pause_storm: when it stops (absent: never)", at_least(Time()))
           .validate_keys(
               [](const EventParams& e, const YAML::Node& n) -> std::optional<std::pair<std::string, std::string>> {
                 const bool link = e.type == "link_down" || e.type == "link_up";
                 if (!n["at"]) {
                   return std::make_pair("at", "every event needs a time (at: 1ms)");
+                }
+                if (e.type == "pause_storm") {
+                  if (e.nic.empty()) {
+                    return std::make_pair("nic", "pause_storm needs `nic:` (the faulty NIC, e.g. host3)");
+                  }
+                  for (const char* k : {"link", "switch"}) {
+                    if (n[k]) {
+                      return std::make_pair(std::string(k), "does not go with type pause_storm");
+                    }
+                  }
+                  if (n["until"] && e.until <= e.at) {
+                    return std::make_pair("until", "must be after at (" + to_string(e.at) + ")");
+                  }
+                  return std::nullopt;
+                }
+                for (const char* k : {"nic", "priority", "until"}) {
+                  if (n[k]) {
+                    return std::make_pair(std::string(k), "goes with type pause_storm only");
+                  }
                 }
                 if (link && e.link.empty()) {
                   return std::make_pair("link", e.type + " needs `link:` (a switch port such as leaf0:4, or a NIC)");
@@ -88,10 +118,15 @@ std::vector<FabricEvent> parse_fabric_events(const YAML::Node& n, const ParseCtx
     e.kind = p.type == "link_down"     ? FabricEvent::Kind::kLinkDown
              : p.type == "link_up"     ? FabricEvent::Kind::kLinkUp
              : p.type == "switch_down" ? FabricEvent::Kind::kSwitchDown
-                                       : FabricEvent::Kind::kSwitchUp;
-    e.target = e.on_link() ? p.link : p.sw;
+             : p.type == "switch_up"   ? FabricEvent::Kind::kSwitchUp
+                                       : FabricEvent::Kind::kPauseStorm;
+    e.target = e.is_fault() ? p.nic : e.on_link() ? p.link : p.sw;
     e.line = line_of(n[i]);
-    e.target_key = path + (e.on_link() ? ".link" : ".switch");
+    e.target_key = path + (e.is_fault() ? ".nic" : e.on_link() ? ".link" : ".switch");
+    e.prio = static_cast<int>(p.priority);
+    if (n[i]["until"]) {
+      e.until = p.until;
+    }
     out.push_back(e);
   }
   return out;

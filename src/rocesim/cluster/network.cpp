@@ -440,7 +440,17 @@ int Network::find_link(const std::string& target) const {
 
 void Network::schedule_events(const std::vector<FabricEvent>& events, const RoutingParams& routing,
                               const std::string& file) {
-  if (events.empty()) {
+  for (const FabricEvent& e : events) {
+    if (e.is_fault()) {
+      const auto nic = std::find_if(nics_.begin(), nics_.end(), [&](const auto& n) { return n->name() == e.target; });
+      if (nic == nics_.end()) {
+        throw InputError(file, e.line, e.target_key,
+                         "'" + e.target + "' is not a NIC (NICs are named like " + nics_[0]->name() + ")");
+      }
+      (*nic)->schedule_pause_storm(e.at, e.until, e.prio);
+    }
+  }
+  if (std::all_of(events.begin(), events.end(), [](const FabricEvent& e) { return e.is_fault(); })) {
     return;
   }
   // Every node checks its links from now on; a frame arriving on a port left its sender the link's delay ago.
@@ -460,7 +470,9 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
   }
   std::vector<const FabricEvent*> order;
   for (const FabricEvent& e : events) {
-    order.push_back(&e);
+    if (!e.is_fault()) {
+      order.push_back(&e);
+    }
   }
   std::stable_sort(order.begin(), order.end(), [](const auto* x, const auto* y) { return x->at < y->at; });
   std::vector<char> link_admin_down(graph_.links.size(), 0), switch_down(switches_.size(), 0);

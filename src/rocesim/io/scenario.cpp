@@ -251,7 +251,17 @@ void Simulation::build() {
     resolved_["routing"] = RoutingParams::schema().dump(sc_.routing);
     nlohmann::json ev = nlohmann::json::array();
     for (const FabricEvent& e : sc_.events) {
-      ev.push_back({{"at", to_string(e.at)}, {"type", to_string(e.kind)}, {e.on_link() ? "link" : "switch", e.target}});
+      nlohmann::json one = {{"at", to_string(e.at)},
+                            {"type", to_string(e.kind)},
+                            {e.is_fault()  ? "nic"
+                             : e.on_link() ? "link"
+                                           : "switch",
+                             e.target}};
+      if (e.is_fault()) {
+        one["priority"] = e.prio;
+        one["until"] = e.until == Time::max() ? nlohmann::json() : nlohmann::json(to_string(e.until));
+      }
+      ev.push_back(one);
     }
     resolved_["events"] = ev;
   }

@@ -75,6 +75,7 @@ class Simulation {
   explicit Simulation(Scenario sc);
   Simulator& sim() { return sim_; }
   Network& net() { return *net_; }
+  const Network& net() const { return *net_; }
   const Scenario& scenario() const { return sc_; }
   nlohmann::json resolved() const { return resolved_; }
   // The capture, if the scenario asked for one.

@@ -330,8 +330,36 @@ void Nic::fail_read_qp(uint32_t qpn) {
   r.read_head = r.read_next = r.reads.size();
 }
 
+void Nic::schedule_pause_storm(Time from, Time until, int prio) {
+  storm_until_ = until;
+  storm_prio_ = static_cast<uint8_t>(prio);
+  sim_.at(from, this, kEvStorm);
+}
+
+void Nic::send_pause() {
+  Packet* f = pool_.acquire(PacketKind::kPfc);
+  f->frame = wire::kPfcFrame;
+  PacketExt& fx = pool_.ext(f);
+  fx.pfc_enable = pfc_pending_;
+  for (uint8_t m = pfc_pending_; m; m &= static_cast<uint8_t>(m - 1)) {
+    fx.pfc_quanta[__builtin_ctz(m)] = kStormQuanta;
+  }
+  pfc_pending_ = 0;
+  ++cnt_.pause_sent;
+  cnt_.tx_bytes += f->frame;
+  busy_until_ = transmit(0, tx_, tx_.tx_time(f->wire_bytes(), link_), f);
+  wake_after_send();
+}
+
 void Nic::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
+    case kEvStorm:
+      if (sim_.now() < storm_until_) {
+        pfc_pending_ |= static_cast<uint8_t>(1u << storm_prio_);
+        try_send();
+        sim_.after(pause_time(kStormQuanta, link_.rate) / 2, this, kEvStorm);
+      }
+      break;
     case kEvPost:
       on_post(static_cast<uint32_t>(arg));
       break;
@@ -570,6 +598,10 @@ void Nic::try_send() {
   const Time now = sim_.now();
   if (now < busy_until_) {  // something new to send waits for the port
     wake_by(busy_until_);
+    return;
+  }
+  if (pfc_pending_) [[unlikely]] {  // MAC control frames go first and are not subject to pause
+    send_pause();
     return;
   }
   // A copy of the pause state's armed mask: a NIC never paused does not touch its pause state's cache line.

@@ -79,6 +79,7 @@ struct NicCounters {
   int64_t tx_bytes = 0;  // frame bytes
   int64_t rx_bytes = 0;
   int64_t lost_link_down = 0;  // packets sent on, or in flight on, this NIC's link when it was down
+  int64_t pause_sent = 0;      // PFC pause frames sent (only a NIC in a pause storm fault sends any)
 };
 
 // Fields of an ACK or NAK beyond the addressing (see Nic::send_ctrl).
@@ -131,13 +132,17 @@ class Nic final : public Node, public CcTimers {
   // The current rate of a send half (for time series and tests).
   Rate qp_rate(uint32_t send_qpn) const { return send_[send_qpn].cc->rate; }
   int64_t injected_drops() const { return injected_; }
+  // A fault (events: pause_storm): from `from` to `until` the NIC keeps its switch port paused on `prio`, an XOFF
+  // of 65535 quanta every half pause lifetime, as a NIC whose receive pipeline is stuck does.
+  void schedule_pause_storm(Time from, Time until, int prio);
 
   void arm(CongestionControl* cc, Time at, uint32_t id) override;
 
  private:
   // kEvPost: a pending_ slot; kEvWake: none; kEvRto: a send QP; kEvCcTimer: CcTimerArg; kEvReadRto: a READ
   // requester's receive QP; kEvCqe: none (the oldest completion in cq_).
-  enum : uint32_t { kEvPost = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer, kEvReadRto, kEvCqe, kEvLast };
+  // kEvStorm: none (the next XOFF of a pause storm).
+  enum : uint32_t { kEvPost = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer, kEvReadRto, kEvCqe, kEvStorm, kEvLast };
   // A congestion-control timer: the send QP and the algorithm's timer id.
   struct CcTimerArg {
     uint32_t qpn = 0;
@@ -262,6 +267,9 @@ class Nic final : public Node, public CcTimers {
   void on_event(uint32_t kind, uint64_t arg) override;
 
   void try_send();
+  // The pause storm's PFC frame, on a free port.
+  void send_pause();
+  static constexpr int kStormQuanta = 65535;
   bool send_data(SendQp& q, uint32_t qpn);
   void activate(uint32_t qpn);
   bool window_full(const SendQp& q) const {
@@ -330,6 +338,7 @@ class Nic final : public Node, public CcTimers {
   Time wake_at_ = Time::max();
   uint8_t pause_armed_ = 0;  // pause_states_[0].armed, kept in step with it
   uint8_t ctrl_ready_ = 0;   // priorities whose control queue is not empty
+  uint8_t pfc_pending_ = 0;  // priorities a PFC frame must pause (a pause storm fault), sent ahead of everything
   bool telemetry_ = false;   // data packets carry, and ACKs echo, an INT header (HPCC)
   uint32_t host_;
   std::array<uint8_t, 8> prio_to_dscp_;
@@ -345,6 +354,8 @@ class Nic final : public Node, public CcTimers {
   std::optional<Time> cnp_interval_;
   std::vector<PauseState> pause_states_{1};
   LinkEnd link_;
+  Time storm_until_;  // a pause storm fault sends XOFF until then
+  uint8_t storm_prio_ = 0;
   std::vector<SendSide> sq_side_;
   std::vector<PendingPost> pending_;
   std::vector<uint32_t> free_pending_;
