@@ -198,13 +198,6 @@ void Switch::finalize(const std::string& scenario_file) {
   mmu_.set_shared_pool(params_.buffer.count() - reserved_total - headroom_total);
   if (params_.pfc.watchdog.enabled && lossless_) {
     wd_ = std::make_unique<PfcWatchdog>(params_.pfc.watchdog, lossless_, ports_.size());
-    if (!faults_) {  // the watchdog's drops take the same path as a dead link's (refused())
-      std::vector<std::pair<Time, Rate>> in;
-      for (const Port& p : ports_) {
-        in.push_back({p.link.delay, p.link.rate});
-      }
-      enable_faults(in);
-    }
     sim_.at(params_.pfc.watchdog.poll, this, kEvWatchdog);
   }
   if (mmu_.shared_pool() <= 0) {
@@ -386,7 +379,7 @@ void Switch::release(Packet* p) {
 
 void Switch::enqueue(Packet* p) {
   const uint16_t out = route(*p);
-  if (faults_) [[unlikely]] {
+  if (faults_ || storms_dropping_) [[unlikely]] {
     if (const auto why = refused(out, p->priority)) {
       drop_admitted(p, *why);
       return;
@@ -420,7 +413,7 @@ std::optional<DropReason> Switch::refused(uint16_t out, int prio) {
   if (out == RouteTable::kNoRoute) {
     return DropReason::kNoRoute;
   }
-  if ((*faults_)[out].down) {
+  if (faults_ && (*faults_)[out].down) {
     return DropReason::kLinkDown;
   }
   if (wd_ && wd_->drops(out, prio)) {
@@ -447,8 +440,11 @@ void Switch::storm_changed(uint16_t port, int prio, bool storm) {
     ps.ignored =
         storm ? static_cast<uint8_t>(ps.ignored | 1u << prio) : static_cast<uint8_t>(ps.ignored & ~(1u << prio));
     try_send(port);
-  } else if (wd_->action() == PfcWatchdog::Action::kDrop && storm) {
-    wd_->count_drops(port, prio, flush(port, prio, DropReason::kWatchdog));
+  } else if (wd_->action() == PfcWatchdog::Action::kDrop) {
+    storms_dropping_ += storm ? 1 : -1;
+    if (storm) {
+      wd_->count_drops(port, prio, flush(port, prio, DropReason::kWatchdog));
+    }
   }
 }
 

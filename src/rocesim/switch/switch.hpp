@@ -271,7 +271,7 @@ class Switch final : public Node {
   // just served if it has one, else of the lowest non-empty class.
   uint64_t wake_arg(uint16_t port, int served) const;
   void drop(Packet* p, DropReason r);
-  // In runs with fabric events or a watchdog: why a packet routed to `out` on `prio` cannot be queued there
+  // In runs with fabric events, or while the watchdog drops a queue's packets: why a packet routed to `out` on `prio` cannot be queued there
   // (no route, a dead link, a watchdog dropping the queue's packets), if it cannot.
   std::optional<DropReason> refused(uint16_t out, int prio);
   void poll_watchdog();
@@ -302,6 +302,8 @@ class Switch final : public Node {
   uint8_t lossless_ = 0;
   bool ecn_at_dequeue_ = false;
   bool telemetry_ = false;
+  // Queues in the watchdog's storm mode with the drop action: while any is, enqueue checks refused().
+  int16_t storms_dropping_ = 0;
   std::array<uint8_t, 64> dscp_to_prio_{};
   // routes_'s arrays, read directly (one pointer less to follow per packet).
   const uint16_t* route_set_ = nullptr;
