@@ -271,8 +271,8 @@ class Switch final : public Node {
   // just served if it has one, else of the lowest non-empty class.
   uint64_t wake_arg(uint16_t port, int served) const;
   void drop(Packet* p, DropReason r);
-  // In runs with fabric events, or while the watchdog drops a queue's packets: why a packet routed to `out` on `prio` cannot be queued there
-  // (no route, a dead link, a watchdog dropping the queue's packets), if it cannot.
+  // In runs with fabric events, or while the watchdog drops a queue's packets: why a packet routed to `out` on `prio`
+  // cannot be queued there (no route, a dead link, a watchdog dropping the queue's packets), if it cannot.
   std::optional<DropReason> refused(uint16_t out, int prio);
   void poll_watchdog();
   // A queue enters or leaves the watchdog's storm mode.
