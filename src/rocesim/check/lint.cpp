@@ -188,23 +188,24 @@ void check_ecn(const Config& c, std::vector<Finding>& out) {
     }
   }
   const std::string key = c.sc.sw.ecn.by_rate.empty() ? "switch.ecn" : "switch.ecn.by_rate";
-  for (const auto& [r, w] : after_pfc) {
-    const EcnParams e = c.sc.sw.ecn.for_rate(r);
-    out.push_back(
-        {"error", "ecn_after_pfc", key + ".kmin",
-         std::to_string(w.switches) + " switches' " + to_string(r) + " ports (lowest XOFF point: " + w.sw + ")",
-         "ECN Kmin " + to_string(e.kmin) + " is at or above the " + to_string(w.xoff) +
-             " at which one ingress pauses its upstream: PFC acts before ECN marks anything",
-         "kmin and kmax below " + to_string(w.xoff)});
-  }
-  for (const auto& [r, w] : kmax_above) {
-    const EcnParams e = c.sc.sw.ecn.for_rate(r);
-    out.push_back(
-        {"warning", "ecn_kmax_above_xoff", key + ".kmax",
-         std::to_string(w.switches) + " switches' " + to_string(r) + " ports (lowest XOFF point: " + w.sw + ")",
-         "ECN Kmax " + to_string(e.kmax) + " is at or above the " + to_string(w.xoff) +
-             " at which one ingress pauses its upstream: PFC fires before marking reaches Pmax",
-         "kmax below " + to_string(w.xoff)});
+  struct Rule {
+    const std::map<Rate, Worst>& found;
+    const char *severity, *code, *field, *name, *effect, *fix;
+  };
+  for (const Rule& rule : {Rule{after_pfc, "error", "ecn_after_pfc", "kmin", "Kmin",
+                                "PFC acts before ECN marks anything", "kmin and kmax below "},
+                           Rule{kmax_above, "warning", "ecn_kmax_above_xoff", "kmax", "Kmax",
+                                "PFC fires before marking reaches Pmax", "kmax below "}}) {
+    for (const auto& [r, w] : rule.found) {
+      const EcnParams e = c.sc.sw.ecn.for_rate(r);
+      const Bytes value = std::string(rule.field) == "kmin" ? e.kmin : e.kmax;
+      out.push_back(
+          {rule.severity, rule.code, key + "." + rule.field,
+           std::to_string(w.switches) + " switches' " + to_string(r) + " ports (lowest XOFF point: " + w.sw + ")",
+           std::string("ECN ") + rule.name + " " + to_string(value) + " is at or above the " + to_string(w.xoff) +
+               " at which one ingress pauses its upstream: " + rule.effect,
+           rule.fix + to_string(w.xoff)});
+    }
   }
 }
 
