@@ -75,5 +75,28 @@ TEST(BufferDependencies, TwoFailuresCountEverySetOfOneAndTwo) {
   EXPECT_EQ(find_dependency_cycles(sc.graph, 2).failure_sets, 1u + 4u + 6u);
 }
 
+TEST(BufferDependencies, TaggerBreaksTheConvergenceLoopOfAFailedSpineLinkAtItsBounce) {
+  // The loop leaf1:2 -> spine0:1 -> leaf1:2 turns down then up at leaf1: a packet there moves to the next priority.
+  const Scenario sc =
+      parse_scenario("topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}\n", "t.yaml", ".", {});
+  EXPECT_FALSE(find_dependency_cycles(sc.graph, 1, false).cycles.empty());
+  const DependencyReport r = find_dependency_cycles(sc.graph, 1, true);
+  EXPECT_TRUE(r.tagged);
+  EXPECT_EQ(r.failure_sets, 5u);
+  EXPECT_TRUE(r.cycles.empty());
+}
+
+TEST(BufferDependencies, TaggerKeepsEveryFatTreeAcyclicAfterTwoFailures) {
+  // Without bounces only up-then-down waits remain, which cannot close a cycle, however routes go after failures.
+  const Scenario sc = parse_scenario("topology: {type: fat-tree, k: 4}\n", "t.yaml", ".", {});
+  EXPECT_FALSE(find_dependency_cycles(sc.graph, 2, false).cycles.empty());
+  EXPECT_TRUE(find_dependency_cycles(sc.graph, 2, true).cycles.empty());
+}
+
+TEST(BufferDependencies, TaggerLeavesTheCyclesOfARingWhichHasNoBounce) {
+  // Every ring switch has a host: all are on level 1, so no route turns down then up.
+  EXPECT_EQ(find_dependency_cycles(ring(5), 0, true).cycles.size(), 2u);
+}
+
 }  // namespace
 }  // namespace rocesim

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +19,18 @@ struct CheckOptions {
 struct CheckReport {
   std::vector<int64_t> lossless;           // the lossless priorities
   size_t switches = 0, switch_queues = 0;  // switches, and egress queues between two switches
-  std::optional<DependencyReport> deps;    // none without a lossless priority (no PFC, no deadlock)
+  // Per set of lossless priorities with the same graph: those off Tagger's ladder, then those on it (none without
+  // a lossless priority: no PFC, no deadlock).
+  std::vector<DependencyReport> deps;
   std::vector<Finding> findings;
-  bool clean() const { return findings.empty() && (!deps || deps->cycles.empty()); }
+  size_t cycles() const {
+    size_t n = 0;
+    for (const DependencyReport& d : deps) {
+      n += d.cycles.size();
+    }
+    return n;
+  }
+  bool clean() const { return findings.empty() && cycles() == 0; }
 };
 
 CheckReport run_check(const Scenario& sc, const CheckOptions& o);

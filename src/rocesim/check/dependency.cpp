@@ -12,7 +12,7 @@ namespace {
 // The fabric at switch level: egress queues toward other switches are the graph's nodes (a queue toward a NIC
 // waits on nothing: NICs take what arrives).
 struct Fabric {
-  explicit Fabric(const TopologyGraph& graph) : g(graph) {
+  explicit Fabric(const TopologyGraph& graph) : g(graph), level(levels(graph)) {
     node_sw.assign(g.nodes.size(), -1);
     std::vector<int> ports(g.nodes.size(), 0);
     for (const TopoLink& l : g.links) {
@@ -25,6 +25,7 @@ struct Fabric {
         sw_node.push_back(static_cast<int>(n));
         port_base.push_back(static_cast<uint32_t>(egress_peer.size()));
         egress_peer.resize(egress_peer.size() + static_cast<size_t>(ports[n]), -1);
+        owner.resize(egress_peer.size(), static_cast<int>(sw_node.size()) - 1);
       }
     }
     port_base.push_back(static_cast<uint32_t>(egress_peer.size()));
@@ -88,6 +89,11 @@ struct Fabric {
     }
   }
   uint32_t words(int sw) const { return (port_base[sw + 1] - port_base[sw] + 63) / 64; }
+  // Whether queue e (A toward B) waiting on queue f (B toward C) is a bounce at B: A and C both above B.
+  bool bounce(uint32_t e, uint32_t f) const {
+    const int b = level[sw_node[egress_peer[e]]];
+    return level[sw_node[owner[e]]] > b && level[sw_node[egress_peer[f]]] > b;
+  }
   std::string queue_name(uint32_t e) const {
     const int s = static_cast<int>(std::upper_bound(port_base.begin(), port_base.end(), e) - port_base.begin()) - 1;
     return g.nodes[sw_node[s]].name + ":" + std::to_string(e - port_base[s]);
@@ -99,9 +105,11 @@ struct Fabric {
   }
 
   const TopologyGraph& g;
+  std::vector<int> level;  // per node (topology/routing.hpp)
   std::vector<int> sw_node, node_sw;
   std::vector<uint32_t> port_base;                       // per switch (and one past the last): its first egress queue
   std::vector<int> egress_peer;                          // per egress queue: the switch it feeds, or -1 (a NIC)
+  std::vector<int> owner;                                // per egress queue: its switch
   std::vector<std::pair<uint16_t, uint16_t>> link_port;  // per link: the ports at its two ends
   std::vector<int> switch_links;                         // links between two switches: the ones failure sets take
   std::vector<int> targets, sources;                     // destination nodes; switches with NICs attached
@@ -178,14 +186,20 @@ void add_target(const Fabric& f, const PortSets& nh, DepGraph& dep, std::vector<
   }
 }
 
-// One cycle through each strongly connected set of `dep`, as egress queue ids.
-std::vector<std::vector<uint32_t>> cycles_of(const Fabric& f, const DepGraph& dep) {
+// One cycle through each strongly connected set of `dep`, as egress queue ids; `tagged`: without the waits across
+// a bounce.
+std::vector<std::vector<uint32_t>> cycles_of(const Fabric& f, const DepGraph& dep, bool tagged) {
   std::vector<char> active(f.egress_peer.size());
   for (size_t e = 0; e < active.size(); ++e) {
     active[e] = f.egress_peer[e] >= 0;
   }
-  return one_cycle_per_component(static_cast<uint32_t>(active.size()), active,
-                                 [&](uint32_t v, auto&& fn) { dep.for_each_next(v, fn); });
+  return one_cycle_per_component(static_cast<uint32_t>(active.size()), active, [&](uint32_t v, auto&& fn) {
+    dep.for_each_next(v, [&](uint32_t w) {
+      if (!tagged || !f.bounce(v, w)) {
+        fn(w);
+      }
+    });
+  });
 }
 
 // Calls fn(set) for every set of `k` of `items`, in lexicographic order.
@@ -236,10 +250,11 @@ void next_hops(const Fabric& f, const Adjacency& adj, const std::vector<int>& di
 
 }  // namespace
 
-DependencyReport find_dependency_cycles(const TopologyGraph& g, int failures) {
+DependencyReport find_dependency_cycles(const TopologyGraph& g, int failures, bool tagged) {
   const Fabric f(g);
   DependencyReport rep;
   rep.failures = failures;
+  rep.tagged = tagged;
   const std::vector<char> all_up(g.links.size(), 1);
   const Adjacency adj0 = adjacency(g, all_up);
   std::vector<PortSets> before(f.targets.size(), PortSets(f.sw_off.back()));
@@ -295,10 +310,10 @@ DependencyReport find_dependency_cycles(const TopologyGraph& g, int failures) {
       converging.merge(settled);
     }
     ++rep.failure_sets;
-    const auto steady = cycles_of(f, settled);
+    const auto steady = cycles_of(f, settled, tagged);
     std::vector<std::vector<uint32_t>> transient;
     if (!down.empty()) {
-      for (auto& c : cycles_of(f, converging)) {
+      for (auto& c : cycles_of(f, converging, tagged)) {
         if (!std::binary_search(steady.begin(), steady.end(), c)) {
           transient.push_back(std::move(c));
         }

@@ -26,6 +26,8 @@ struct DependencyCycle {
 };
 
 struct DependencyReport {
+  std::vector<int64_t> priorities;      // the lossless priorities this graph is that of
+  bool tagged = false;                  // Tagger moves their packets at bounces (waits across a bounce leave them)
   int failures = 0;                     // up to this many links down at a time
   size_t failure_sets = 0;              // route sets checked: the fabric as built, then each failure set
   size_t sets_with_cycles = 0;          // ... whose settled routes have a cycle
@@ -37,8 +39,10 @@ struct DependencyReport {
 // destination, from every switch that destination's traffic can reach), and its cycles; with `failures` > 0,
 // also for every set of up to that many switch-to-switch links down: the routes the switches settle on, and, during
 // convergence, any mix of old and new tables (a switch still on old routes forwards over links that are up).
-// Routing does not depend on the priority, so the graph is that of every lossless priority alike. Links to NICs
-// are left out of failure sets: a NIC is never a transit hop, so losing one cannot add a dependency.
-DependencyReport find_dependency_cycles(const TopologyGraph& g, int failures);
+// Routing does not depend on the priority, so the graph is that of every lossless priority alike, but for the
+// priorities on Tagger's ladder (`tagged`): a packet that bounces (switch/tagger.hpp) leaves the priority, so a
+// queue on it never waits across a bounce, and those waits are left out. Links to NICs are left out of failure
+// sets: a NIC is never a transit hop, so losing one cannot add a dependency.
+DependencyReport find_dependency_cycles(const TopologyGraph& g, int failures, bool tagged = false);
 
 }  // namespace rocesim

@@ -9,7 +9,7 @@ namespace rocesim {
 
 DeadlockDetector::DeadlockDetector(const DeadlockParams& p, const std::vector<int64_t>& lossless, Simulator& sim,
                                    Network& net)
-    : p_(p), sim_(sim), net_(net) {
+    : p_(p), sim_(sim), net_(net), lossless_(lossless.begin(), lossless.end()) {
   const auto& sws = net.switches();
   std::map<const Node*, uint32_t> index;
   uint32_t slots = 0;
@@ -62,7 +62,8 @@ void DeadlockDetector::look() {
     return;
   }
   // A stuck queue waits on each stuck queue of the switch it feeds that holds packets it sent, if that switch
-  // is what pauses it.
+  // is what pauses it. Those packets are queued on the priority they came in on, or on another if Tagger moved
+  // them (switch/tagger.hpp): every lossless queue of the next switch is looked at.
   const auto& sws = net_.switches();
   const auto next = [&](uint32_t v, auto&& fn) {
     const Queue& q = queues_[v];
@@ -71,14 +72,16 @@ void DeadlockDetector::look() {
       return;
     }
     for (uint16_t r = 0; r < b.num_ports(); ++r) {
-      const uint32_t w = slot_[queue_index(q.peer, r, q.prio)];
-      if (w == UINT32_MAX || !stuck[w]) {
-        continue;
-      }
-      bool holds = false;
-      b.for_each_queued(r, q.prio, [&](uint16_t in) { holds |= in == q.peer_port; });
-      if (holds) {
-        fn(w);
+      for (int c : lossless_) {
+        const uint32_t w = slot_[queue_index(q.peer, r, c)];
+        if (w == UINT32_MAX || !stuck[w]) {
+          continue;
+        }
+        bool holds = false;
+        b.for_each_queued(r, c, [&](uint16_t in, int in_prio) { holds |= in == q.peer_port && in_prio == q.prio; });
+        if (holds) {
+          fn(w);
+        }
       }
     }
   };

@@ -46,6 +46,7 @@ class DeadlockDetector final : public EventHandler {
   std::vector<uint32_t> base_;  // per switch: the first slot of its (port, priority) table
   std::vector<uint32_t> slot_;  // (switch, port, priority) -> index into queues_, or UINT32_MAX
   std::vector<Queue> queues_;   // every lossless egress queue toward another switch
+  std::vector<int> lossless_;
   std::vector<std::vector<uint32_t>> reported_;
   std::vector<DeadlockReport> found_;
   bool stopped_ = false;

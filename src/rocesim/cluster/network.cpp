@@ -104,6 +104,16 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
       throw InputError(scenario_file, 0, "topology", "host '" + g.nodes[g.hosts[h]].name + "' has no link");
     }
   }
+  const std::vector<int> level = levels(g);
+  for (size_t i = 0; i < g.links.size(); ++i) {
+    const TopoLink& l = g.links[i];
+    for (const auto& [self, peer, port] :
+         {std::tuple{l.a, l.b, link_ports_[i].port[0]}, std::tuple{l.b, l.a, link_ports_[i].port[1]}}) {
+      if (node_switch_[self] >= 0) {
+        switches_[node_switch_[self]]->set_upward(port, level[peer] > level[self]);
+      }
+    }
+  }
   for (auto& s : switches_) {
     s->finalize(scenario_file);
   }

@@ -47,11 +47,26 @@ const Schema<PfcParams>& PfcParams::schema() {
              "time a paused port keeps sending after the PFC frame arrived (on top of the frame on the wire)")
         .sub(&PfcParams::deadlock, "deadlock", DeadlockParams::schema())
         .sub(&PfcParams::watchdog, "watchdog", WatchdogParams::schema())
+        .sub(&PfcParams::tagger, "tagger", TaggerParams::schema())
         .validate([](const PfcParams& p) -> std::optional<std::pair<std::string, std::string>> {
           for (int64_t c : p.priorities) {
             if (c < 0 || c > 7) {
               return std::make_pair("priorities", "priority " + std::to_string(c) + " is not in 0..7");
             }
+          }
+          const auto lossless = [&](int64_t c) {
+            return std::find(p.priorities.begin(), p.priorities.end(), c) != p.priorities.end();
+          };
+          for (int64_t c : p.tagger.priorities) {
+            if (!lossless(c)) {
+              return std::make_pair("tagger.priorities",
+                                    "priority " + std::to_string(c) + " is not lossless (pfc.priorities)");
+            }
+          }
+          if (!p.tagger.priorities.empty() && lossless(p.tagger.lossy)) {
+            return std::make_pair("tagger.lossy", "priority " + std::to_string(p.tagger.lossy) +
+                                                      " is lossless (pfc.priorities): packets past the ladder must "
+                                                      "go to a lossy one");
           }
           return std::nullopt;
         });
@@ -163,6 +178,7 @@ uint16_t Switch::add_port(const LinkEnd& link) {
   busy_until_.emplace_back();
   ports_.back().link = link;
   ports_.back().tx = TxLink::of(link);
+  upward_.push_back(0);
   auto shared = std::find_if(markers_.begin(), markers_.end(), [&](const auto& m) { return m.first == link.rate; });
   if (shared == markers_.end()) {
     markers_.emplace_back(link.rate, make_ecn_marker(params_.ecn.for_rate(link.rate)));
@@ -196,6 +212,11 @@ void Switch::finalize(const std::string& scenario_file) {
     headroom_total += port.headroom * lossless_count;
   }
   mmu_.set_shared_pool(params_.buffer.count() - reserved_total - headroom_total);
+  if (const int missing = tags_.build(params_.pfc.tagger, dscp_to_prio_); missing >= 0) {
+    throw InputError(
+        scenario_file, 0, "switch.pfc.tagger.priorities",
+        "Tagger moves packets to priority " + std::to_string(missing) + ", which no DSCP of switch.dscp_map maps to");
+  }
   if (params_.pfc.watchdog.enabled && lossless_) {
     wd_ = std::make_unique<PfcWatchdog>(params_.pfc.watchdog, lossless_, ports_.size());
     sim_.at(params_.pfc.watchdog.poll, this, kEvWatchdog);
@@ -379,14 +400,15 @@ void Switch::release(Packet* p) {
 
 void Switch::enqueue(Packet* p) {
   const uint16_t out = route(*p);
-  if (faults_ || storms_dropping_) [[unlikely]] {
-    if (const auto why = refused(out, p->priority)) {
+  int c = p->priority;
+  if (faults_ || storms_dropping_ || tags_.active) [[unlikely]] {
+    c = tags_.active ? tag(p, out) : c;
+    if (const auto why = refused(out, c)) {
       drop_admitted(p, *why);
       return;
     }
   }
   Port& port = ports_[out];
-  const int c = p->priority;
   EgressClass& q = port.out[c];
   if (!ecn_at_dequeue_) {
     maybe_mark(port, q, p);
@@ -421,6 +443,16 @@ std::optional<DropReason> Switch::refused(uint16_t out, int prio) {
     return DropReason::kWatchdog;
   }
   return std::nullopt;
+}
+
+int Switch::tag(Packet* p, uint16_t out) {
+  const int c = p->priority;
+  if (out >= ports_.size() || !upward_[out] || !upward_[p->in_port] || tags_.next[c] == c) {
+    return c;
+  }
+  const int to = tags_.next[c];
+  p->dscp = tags_.dscp[to];
+  return to;
 }
 
 void Switch::poll_watchdog() {

@@ -14,6 +14,7 @@
 #include "rocesim/switch/ecn.hpp"
 #include "rocesim/switch/mmu.hpp"
 #include "rocesim/switch/scheduler.hpp"
+#include "rocesim/switch/tagger.hpp"
 #include "rocesim/switch/watchdog.hpp"
 
 namespace rocesim {
@@ -33,6 +34,7 @@ struct PfcParams {
   Time response_time;
   DeadlockParams deadlock;
   WatchdogParams watchdog;
+  TaggerParams tagger;
   static const Schema<PfcParams>& schema();
 };
 
@@ -115,6 +117,8 @@ class Switch final : public Node {
   // The forwarding table (possibly shared with other switches) and this switch's ECMP hash seed.
   void set_routes(std::shared_ptr<const RouteTable> table, uint64_t ecmp_seed);
   uint64_t ecmp_seed() const { return ecmp_seed_; }
+  // Whether `port` leads to a switch nearer the top of the fabric (Tagger's bounces; switch/tagger.hpp).
+  void set_upward(uint16_t port, bool up) { upward_[port] = up; }
   // Routes the switch installs at `at` (after a fabric change, once its routing has converged). Tables are
   // numbered in the order of the changes; a table older than the installed one is skipped.
   void schedule_routes(std::shared_ptr<const RouteTable> table, Time at);
@@ -127,11 +131,12 @@ class Switch final : public Node {
   int64_t sent_packets(uint16_t port, int prio) const { return ports_[port].out[prio].tx_packets; }
   // Whether this port has asked its upstream to pause `prio` (its ingress group is in XOFF).
   bool pausing_upstream(uint16_t port, int prio) const { return ports_[port].xoff >> prio & 1u; }
-  // Calls fn(in_port) for each packet queued at egress (port, prio), head first.
+  // Calls fn(in_port, in_prio) for each packet queued at egress (port, prio), head first: where it came in, and on
+  // which priority (another than `prio` if Tagger moved it).
   template <typename F>
   void for_each_queued(uint16_t port, int prio, F&& fn) const {
     for (const Packet* p = ports_[port].out[prio].head; p; p = p->next) {
-      fn(p->in_port);
+      fn(p->in_port, static_cast<int>(p->priority));
     }
   }
   int64_t drops_total() const;
@@ -274,6 +279,8 @@ class Switch final : public Node {
   // In runs with fabric events, or while the watchdog drops a queue's packets: why a packet routed to `out` on `prio`
   // cannot be queued there (no route, a dead link, a watchdog dropping the queue's packets), if it cannot.
   std::optional<DropReason> refused(uint16_t out, int prio);
+  // With Tagger: the egress class of a packet routed to `out` (its priority moves if it bounces, and its DSCP with it).
+  int tag(Packet* p, uint16_t out);
   void poll_watchdog();
   // A queue enters or leaves the watchdog's storm mode.
   void storm_changed(uint16_t port, int prio, bool storm);
@@ -304,6 +311,8 @@ class Switch final : public Node {
   bool telemetry_ = false;
   // Queues in the watchdog's storm mode with the drop action: while any is, enqueue checks refused().
   int16_t storms_dropping_ = 0;
+  TagTable tags_;             // Tagger's moves (tags_.active: on)
+  std::vector<char> upward_;  // per port: toward a higher level
   std::array<uint8_t, 64> dscp_to_prio_{};
   // routes_'s arrays, read directly (one pointer less to follow per packet).
   const uint16_t* route_set_ = nullptr;

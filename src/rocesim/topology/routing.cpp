@@ -38,4 +38,27 @@ void distances_to(const TopologyGraph& g, const Adjacency& adj, int target, std:
   }
 }
 
+std::vector<int> levels(const TopologyGraph& g) {
+  const Adjacency adj = adjacency(g, std::vector<char>(g.links.size(), 1));
+  std::vector<int> level(g.nodes.size(), -1);
+  std::deque<int> q;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (g.nodes[n].is_nic()) {
+      level[n] = 0;
+      q.push_back(static_cast<int>(n));
+    }
+  }
+  while (!q.empty()) {
+    const int u = q.front();
+    q.pop_front();
+    for (const Arc& a : adj[u]) {
+      if (level[a.node] < 0) {
+        level[a.node] = level[u] + 1;
+        q.push_back(a.node);
+      }
+    }
+  }
+  return level;
+}
+
 }  // namespace rocesim

@@ -24,6 +24,10 @@ Adjacency adjacency(const TopologyGraph& g, const std::vector<char>& up);
 // transit hop.
 void distances_to(const TopologyGraph& g, const Adjacency& adj, int target, std::vector<int>& dist);
 
+// Per node, its level: hops from the nearest NIC over every link (NICs 0, a leaf 1, a spine 2; -1 for a node no NIC
+// reaches). Up-down routing and Tagger's bounces (switch/tagger.hpp) are relative to it.
+std::vector<int> levels(const TopologyGraph& g);
+
 // Whether the arc from `node` (at distance dist[node] > 0 from `target`) is one of its ECMP next hops: one hop
 // closer, and not through another NIC.
 inline bool is_next_hop(const TopologyGraph& g, const std::vector<int>& dist, int node, const Arc& a, int target) {
