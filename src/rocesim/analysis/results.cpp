@@ -333,7 +333,7 @@ std::string buckets_csv(const std::vector<SizeBucket>& buckets) {
 std::string nics_csv(const Network& net, Time now) {
   std::string out =
       "host,tx_bytes,rx_bytes,data_sent,data_rcvd,ctrl_sent,ctrl_rcvd,acks_sent,naks_sent,cnps_sent,pause_rcvd,"
-      "paused_ns,lost_link_down,pause_sent,server,nic\n";
+      "paused_ns,lost_link_down,pause_sent,resume_sent,rx_buffer_max_bytes,rx_dropped,server,nic\n";
   std::vector<std::pair<std::string, size_t>> where(net.num_hosts());  // per NIC: its server and index there
   for (size_t s = 0; s < net.num_servers(); ++s) {
     for (size_t k = 0; k < net.server(s).num_nics(); ++k) {
@@ -350,10 +350,10 @@ std::string nics_csv(const Network& net, Time now) {
       pauses += ps.xoff_rcvd[c];
       paused += paused_for(ps, c, now);
     }
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{}\n", h, k.tx_bytes, k.rx_bytes, k.data_sent,
-                       k.data_rcvd, k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent, k.cnps_sent, pauses,
-                       static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down, k.pause_sent, where[h].first,
-                       where[h].second);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{}\n", h, k.tx_bytes, k.rx_bytes,
+                       k.data_sent, k.data_rcvd, k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent, k.cnps_sent,
+                       pauses, static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down, k.pause_sent, k.resume_sent,
+                       k.rx_buffer_max, k.rx_dropped, where[h].first, where[h].second);
   }
   return out;
 }

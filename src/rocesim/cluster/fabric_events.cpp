@@ -32,6 +32,8 @@ const char* to_string(FabricEvent::Kind k) {
       return "switch_up";
     case FabricEvent::Kind::kPauseStorm:
       return "pause_storm";
+    case FabricEvent::Kind::kSlowReceiver:
+      return "slow_receiver";
   }
   return "?";
 }
@@ -42,46 +44,59 @@ struct EventParams {
   std::string type, link, sw, nic;
   int64_t priority = 3;
   Time until;
+  Rate rate;
   static const Schema<EventParams>& schema() {
     static const Schema<EventParams> s = [] {
       Schema<EventParams> sc("events[]", "one change of the fabric during the run");
       sc.add(&EventParams::at, "at", "0ns", "when it happens", at_least(Time()))
           .add(&EventParams::type, "type", "link_down",
-               "link_down, link_up, switch_down, switch_up, or pause_storm (a fault: a NIC that keeps pausing its "
-               "switch, as a stuck receive pipeline does)",
-               one_of({"link_down", "link_up", "switch_down", "switch_up", "pause_storm"}))
+               "link_down, link_up, switch_down, switch_up, or a fault of a NIC: pause_storm (it keeps pausing its "
+               "switch, as a stuck receive pipeline does) or slow_receiver (it drains received frames into host "
+               "memory slower than they arrive)",
+               one_of({"link_down", "link_up", "switch_down", "switch_up", "pause_storm", "slow_receiver"}))
           .add(&EventParams::link, "link", "",
                "link_down, link_up: the link, by a switch port at either end (leaf0:4) or by the NIC on it (host3, "
                "host3.nic1); both directions fail")
           .add(&EventParams::sw, "switch", "", "switch_down, switch_up: the switch; every link on it fails")
-          .add(&EventParams::nic, "nic", "", "pause_storm: the faulty NIC (host3, host3.nic1)")
+          .add(&EventParams::nic, "nic", "", "pause_storm, slow_receiver: the faulty NIC (host3, host3.nic1)")
           .add(&EventParams::priority, "priority", "3",
-               "pause_storm: the priority it pauses, refreshing its XOFF (65535 quanta) every half pause lifetime",
+               "pause_storm: the priority it pauses, refreshing its XOFF (65535 quanta) every half pause lifetime; "
+               "slow_receiver: the priority whose pause spread is reported (it pauses every lossless one)",
                in_range<int64_t>(0, 7), "priority")
-          .add(&EventParams::until, "until", "0ns", "pause_storm: when it stops (absent: never)", at_least(Time()))
+          .add(&EventParams::until, "until", "0ns", "pause_storm, slow_receiver: when it stops (absent: never)",
+               at_least(Time()))
+          .add(&EventParams::rate, "rate", "25Gbps",
+               "slow_receiver (required): how fast the NIC moves received frames into host memory, below its link "
+               "rate")
           .validate_keys(
               [](const EventParams& e, const YAML::Node& n) -> std::optional<std::pair<std::string, std::string>> {
                 const bool link = e.type == "link_down" || e.type == "link_up";
                 if (!n["at"]) {
                   return std::make_pair("at", "every event needs a time (at: 1ms)");
                 }
-                if (e.type == "pause_storm") {
+                if (e.type == "pause_storm" || e.type == "slow_receiver") {
                   if (e.nic.empty()) {
-                    return std::make_pair("nic", "pause_storm needs `nic:` (the faulty NIC, e.g. host3)");
+                    return std::make_pair("nic", e.type + " needs `nic:` (the faulty NIC, e.g. host3)");
                   }
                   for (const char* k : {"link", "switch"}) {
                     if (n[k]) {
-                      return std::make_pair(std::string(k), "does not go with type pause_storm");
+                      return std::make_pair(std::string(k), "does not go with type " + e.type);
                     }
                   }
                   if (n["until"] && e.until <= e.at) {
                     return std::make_pair("until", "must be after at (" + to_string(e.at) + ")");
                   }
+                  if (e.type == "pause_storm" && n["rate"]) {
+                    return std::make_pair("rate", "goes with type slow_receiver only");
+                  }
+                  if (e.type == "slow_receiver" && !n["rate"]) {
+                    return std::make_pair("rate", "slow_receiver needs `rate:` (how fast it drains, e.g. 25Gbps)");
+                  }
                   return std::nullopt;
                 }
-                for (const char* k : {"nic", "priority", "until"}) {
+                for (const char* k : {"nic", "priority", "until", "rate"}) {
                   if (n[k]) {
-                    return std::make_pair(std::string(k), "goes with type pause_storm only");
+                    return std::make_pair(std::string(k), "goes with the NIC faults (pause_storm, slow_receiver) only");
                   }
                 }
                 if (link && e.link.empty()) {
@@ -119,11 +134,13 @@ std::vector<FabricEvent> parse_fabric_events(const YAML::Node& n, const ParseCtx
              : p.type == "link_up"     ? FabricEvent::Kind::kLinkUp
              : p.type == "switch_down" ? FabricEvent::Kind::kSwitchDown
              : p.type == "switch_up"   ? FabricEvent::Kind::kSwitchUp
-                                       : FabricEvent::Kind::kPauseStorm;
+             : p.type == "pause_storm" ? FabricEvent::Kind::kPauseStorm
+                                       : FabricEvent::Kind::kSlowReceiver;
     e.target = e.is_fault() ? p.nic : e.on_link() ? p.link : p.sw;
     e.line = line_of(n[i]);
     e.target_key = path + (e.is_fault() ? ".nic" : e.on_link() ? ".link" : ".switch");
     e.prio = static_cast<int>(p.priority);
+    e.rate = p.rate;
     if (n[i]["until"]) {
       e.until = p.until;
     }

@@ -19,18 +19,21 @@ struct RoutingParams {
 
 // One entry of `events:`. `target` names a link (a switch port "leaf0:4", or a NIC "host3") or a switch.
 struct FabricEvent {
-  // kPauseStorm: a faulty NIC (a stuck receive pipeline) sends PFC pause frames for `prio` from `at` to `until`.
-  enum class Kind { kLinkDown, kLinkUp, kSwitchDown, kSwitchUp, kPauseStorm };
+  // Faults of a NIC from `at` to `until`. kPauseStorm: it sends PFC pause frames for `prio` (a stuck receive
+  // pipeline). kSlowReceiver: it moves received frames to host memory at `rate` only, and its receive buffer
+  // pauses the switch when it fills; `prio` is the priority whose pauses the run follows (pause spread).
+  enum class Kind { kLinkDown, kLinkUp, kSwitchDown, kSwitchUp, kPauseStorm, kSlowReceiver };
   Time at;
   Kind kind = Kind::kLinkDown;
   std::string target;
   int prio = 3;
   Time until = Time::max();
+  Rate rate;               // kSlowReceiver
   int line = 0;            // in the scenario file, for messages
   std::string target_key;  // "events.2.link", for messages
   bool on_link() const { return kind == Kind::kLinkDown || kind == Kind::kLinkUp; }
   bool up() const { return kind == Kind::kLinkUp || kind == Kind::kSwitchUp; }
-  bool is_fault() const { return kind == Kind::kPauseStorm; }
+  bool is_fault() const { return kind == Kind::kPauseStorm || kind == Kind::kSlowReceiver; }
 };
 const char* to_string(FabricEvent::Kind k);
 

@@ -26,6 +26,9 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
       prio_has_dscp_[c] = true;
     }
   }
+  for (int64_t c : sw.pfc.priorities) {
+    lossless_ |= static_cast<uint8_t>(1u << c);
+  }
   int_bytes_ = cc.wants_telemetry() ? kIntHeaderBytes : 0;
   const Bytes max_frame(wire::roce_frame(static_cast<int>(nic.mtu), wire::kReth) + int_bytes_);
   node_switch_.assign(g.nodes.size(), -1);
@@ -457,7 +460,23 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
         throw InputError(file, e.line, e.target_key,
                          "'" + e.target + "' is not a NIC (NICs are named like " + nics_[0]->name() + ")");
       }
-      (*nic)->schedule_pause_storm(e.at, e.until, e.prio);
+      if (e.kind == FabricEvent::Kind::kPauseStorm) {
+        (*nic)->schedule_pause_storm(e.at, e.until, e.prio);
+        continue;
+      }
+      const Nic& n = **nic;
+      if (const Bytes need = n.rx_buffer_needed(); nic_params_.rx_buffer < need) {
+        throw InputError(file, e.line, "nic.rx_buffer",
+                         to_string(nic_params_.rx_buffer) + " is too small for the slow receiver " + e.target +
+                             ": at " + to_string(n.link().rate) + " its PFC needs " + to_string(need) +
+                             " (headroom, XON gap and a frame; mlx5 port_buffer.c)");
+      }
+      if (e.rate >= n.link().rate) {
+        throw InputError(file, e.line, e.target_key.substr(0, e.target_key.rfind('.')) + ".rate",
+                         to_string(e.rate) + " is not below " + e.target + "'s link rate (" + to_string(n.link().rate) +
+                             "): the receiver would not be slow");
+      }
+      (*nic)->schedule_slow_receiver(e.at, e.until, e.rate, lossless_);
     }
   }
   if (std::all_of(events.begin(), events.end(), [](const FabricEvent& e) { return e.is_fault(); })) {

@@ -109,6 +109,7 @@ class Network {
   TopologyGraph graph_;
   PacketPool pool_;
   NicParams nic_params_;
+  uint8_t lossless_ = 0;  // switch.pfc.priorities
   Time switch_latency_;
   int int_bytes_ = 0;  // INT header bytes on data packets and ACKs (0 unless the CC uses telemetry)
   Rng rng_;

@@ -261,6 +261,9 @@ void Simulation::build() {
         one["priority"] = e.prio;
         one["until"] = e.until == Time::max() ? nlohmann::json() : nlohmann::json(to_string(e.until));
       }
+      if (e.kind == FabricEvent::Kind::kSlowReceiver) {
+        one["rate"] = to_string(e.rate);
+      }
       ev.push_back(one);
     }
     resolved_["events"] = ev;

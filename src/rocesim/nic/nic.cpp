@@ -58,6 +58,14 @@ const Schema<NicParams>& NicParams::schema() {
               return std::nullopt;
             },
             "auto | prio:dscp, ...")
+        .add(&NicParams::rx_buffer, "rx_buffer", "130944B",
+             "receive buffer for lossless traffic, which fills when the host drains it slower than the link (events: "
+             "slow_receiver); default: one of the two buffers of a ConnectX port (262016 B, NVIDIA community "
+             "'HowTo Tune Receive Buffers on Mellanox Adapter Cards')",
+             at_least(Bytes(1)))
+        .add(&NicParams::cable_length, "cable_length", "7",
+             "cable length the receive buffer's PFC headroom allows for (the mlx5 driver's default: 7 m)",
+             in_range<int64_t>(0, 100000), "m")
         .reserved("cc", "congestion control, see nic.cc.*");
     return sc;
   }();
@@ -336,16 +344,77 @@ void Nic::schedule_pause_storm(Time from, Time until, int prio) {
   sim_.at(from, this, kEvStorm);
 }
 
+namespace {
+constexpr int64_t kMinMaxMtu = 9216;  // the XON gap: mlx5 port_buffer.c's MINIMUM_MAX_MTU
+}
+
+Bytes Nic::rx_buffer_needed() const {
+  const int64_t frame = wire::roce_frame(static_cast<int>(p_.mtu), wire::kReth);
+  return mlx5_rx_headroom(link_.rate, p_.cable_length, frame) + Bytes(std::max(frame, kMinMaxMtu)) + Bytes(frame);
+}
+
+void Nic::schedule_slow_receiver(Time from, Time until, Rate rate, uint8_t lossless) {
+  const int64_t frame = wire::roce_frame(static_cast<int>(p_.mtu), wire::kReth);
+  rx_.configure(p_.rx_buffer, mlx5_rx_headroom(link_.rate, p_.cable_length, frame), Bytes(std::max(frame, kMinMaxMtu)));
+  rx_lossless_ = lossless;
+  sim_.at(from, this, kEvSlowRx, static_cast<uint64_t>(rate.bps()));
+  if (until != Time::max()) {
+    sim_.at(until, this, kEvSlowRx, 0);
+  }
+}
+
+void Nic::buffer_frame(Packet* p) {
+  const bool was_empty = rx_.empty();
+  if (!rx_.push(p, rx_lossless_ >> p->priority & 1u)) {
+    ++cnt_.rx_dropped;
+    pool_.release(p);
+    return;
+  }
+  cnt_.rx_buffer_max = rx_.max_bytes();
+  if (rx_.xoff() && rx_refresh_gen_ % 2 == 0) {
+    signal_rx_pfc();
+  }
+  if (was_empty) {
+    sim_.after(rx_drain_.bps() > 0 ? rx_drain_.tx_time(Bytes(p->frame)) : Time(), this, kEvRxDrain);
+  }
+}
+
+void Nic::drain_rx() {
+  Packet* p = rx_.pop();
+  if (!rx_.xoff() && rx_refresh_gen_ % 2 == 1) {
+    signal_rx_pfc();
+  }
+  if (!rx_.empty()) {
+    sim_.after(rx_drain_.bps() > 0 ? rx_drain_.tx_time(Bytes(rx_.front()->frame)) : Time(), this, kEvRxDrain);
+  } else {
+    rx_slow_ = rx_drain_.bps() > 0;
+  }
+  accept(p);
+}
+
+// rx_refresh_gen_ is odd while the receive buffer has the switch paused: each XOFF and XON moves it on, so that a
+// refresh scheduled by an earlier XOFF finds another number and lapses.
+void Nic::signal_rx_pfc() {
+  ++rx_refresh_gen_;
+  pfc_pending_ |= rx_lossless_;
+  if (rx_.xoff()) {
+    sim_.after(pause_time(kStormQuanta, link_.rate) / 2, this, kEvRxRefresh, rx_refresh_gen_);
+  }
+  try_send();
+}
+
 void Nic::send_pause() {
   Packet* f = pool_.acquire(PacketKind::kPfc);
   f->frame = wire::kPfcFrame;
   PacketExt& fx = pool_.ext(f);
   fx.pfc_enable = pfc_pending_;
+  const uint8_t xoff = static_cast<uint8_t>((storming_ ? 1u << storm_prio_ : 0u) | (rx_.xoff() ? rx_lossless_ : 0u));
   for (uint8_t m = pfc_pending_; m; m &= static_cast<uint8_t>(m - 1)) {
-    fx.pfc_quanta[__builtin_ctz(m)] = kStormQuanta;
+    const int c = __builtin_ctz(m);
+    fx.pfc_quanta[c] = xoff >> c & 1u ? kStormQuanta : 0;
   }
+  ++(pfc_pending_ & xoff ? cnt_.pause_sent : cnt_.resume_sent);
   pfc_pending_ = 0;
-  ++cnt_.pause_sent;
   cnt_.tx_bytes += f->frame;
   busy_until_ = transmit(0, tx_, tx_.tx_time(f->wire_bytes(), link_), f);
   wake_after_send();
@@ -354,10 +423,25 @@ void Nic::send_pause() {
 void Nic::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kEvStorm:
-      if (sim_.now() < storm_until_) {
+      storming_ = sim_.now() < storm_until_;
+      if (storming_) {
         pfc_pending_ |= static_cast<uint8_t>(1u << storm_prio_);
         try_send();
         sim_.after(pause_time(kStormQuanta, link_.rate) / 2, this, kEvStorm);
+      }
+      break;
+    case kEvSlowRx:
+      rx_drain_ = Rate::bps(static_cast<int64_t>(arg));
+      rx_slow_ = rx_drain_.bps() > 0 || !rx_.empty();
+      break;
+    case kEvRxDrain:
+      drain_rx();
+      break;
+    case kEvRxRefresh:
+      if (rx_.xoff() && arg == rx_refresh_gen_) {
+        pfc_pending_ |= rx_lossless_;
+        sim_.after(pause_time(kStormQuanta, link_.rate) / 2, this, kEvRxRefresh, rx_refresh_gen_);
+        try_send();
       }
       break;
     case kEvPost:
@@ -753,16 +837,27 @@ void Nic::tx_done(uint16_t) { try_send(); }  // (the NIC schedules no kEvTxDone:
 
 void Nic::receive(Packet* p) {
   cnt_.rx_bytes += p->frame;
-  switch (p->kind) {
-    case PacketKind::kPfc: {
-      const uint8_t resumed = apply_pfc(pause_states_[0], 0, *p, link_.rate, Time());
-      pause_armed_ = pause_states_[0].armed;
-      pool_.release(p);
-      if (resumed) {
-        try_send();
-      }
-      return;
+  if (p->kind == PacketKind::kPfc) {
+    const uint8_t resumed = apply_pfc(pause_states_[0], 0, *p, link_.rate, Time());
+    pause_armed_ = pause_states_[0].armed;
+    pool_.release(p);
+    if (resumed) {
+      try_send();
     }
+    return;
+  }
+  // Frames whose payload goes to host memory wait for a slow receiver; the NIC takes control packets itself.
+  if (rx_slow_ && p->kind == PacketKind::kData) [[unlikely]] {
+    buffer_frame(p);
+    return;
+  }
+  accept(p);
+}
+
+void Nic::accept(Packet* p) {
+  switch (p->kind) {
+    case PacketKind::kPfc:
+      break;
     case PacketKind::kData:
       ++cnt_.data_rcvd;
       on_data(p);

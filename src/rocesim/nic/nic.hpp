@@ -10,6 +10,7 @@
 #include "rocesim/net/node.hpp"
 #include "rocesim/net/ring.hpp"
 #include "rocesim/nic/flow.hpp"
+#include "rocesim/nic/rx_buffer.hpp"
 
 namespace rocesim {
 
@@ -27,6 +28,8 @@ struct NicParams {
   int64_t max_rd_atomic = 0;  // READs a requester has outstanding per QP; the responder keeps as many
   int64_t retry_count = 0;    // timeouts in a row a requester retries before its QP goes to the error state
   std::string dscp_map;       // priority to the DSCP the NIC writes, "auto" to follow the switches' map
+  Bytes rx_buffer;            // the receive buffer a slow receiver fills (nic/rx_buffer.hpp)
+  int64_t cable_length = 0;   // metres, for the receive buffer's PFC headroom
   static const Schema<NicParams>& schema();
 };
 
@@ -79,7 +82,10 @@ struct NicCounters {
   int64_t tx_bytes = 0;  // frame bytes
   int64_t rx_bytes = 0;
   int64_t lost_link_down = 0;  // packets sent on, or in flight on, this NIC's link when it was down
-  int64_t pause_sent = 0;      // PFC pause frames sent (only a NIC in a pause storm fault sends any)
+  int64_t pause_sent = 0;      // PFC frames sent that pause a priority (a pause storm, or a full receive buffer)
+  int64_t resume_sent = 0;     // PFC frames sent that only resume
+  int64_t rx_buffer_max = 0;   // deepest receive buffer use seen, frame bytes (only a slow receiver buffers)
+  int64_t rx_dropped = 0;      // frames the receive buffer had no room for
 };
 
 // Fields of an ACK or NAK beyond the addressing (see Nic::send_ctrl).
@@ -135,14 +141,33 @@ class Nic final : public Node, public CcTimers {
   // A fault (events: pause_storm): from `from` to `until` the NIC keeps its switch port paused on `prio`, an XOFF
   // of 65535 quanta every half pause lifetime, as a NIC whose receive pipeline is stuck does.
   void schedule_pause_storm(Time from, Time until, int prio);
+  // A fault (events: slow_receiver): from `from` to `until` the NIC moves received frames to host memory at `rate`;
+  // they wait in its receive buffer, which pauses the switch on the `lossless` priorities when it fills.
+  void schedule_slow_receiver(Time from, Time until, Rate rate, uint8_t lossless);
+  // The least nic.rx_buffer that PFC of the receive buffer works with on this NIC's link: the headroom above the
+  // XOFF point, the XON gap below it and one frame.
+  Bytes rx_buffer_needed() const;
 
   void arm(CongestionControl* cc, Time at, uint32_t id) override;
 
  private:
   // kEvPost: a pending_ slot; kEvWake: none; kEvRto: a send QP; kEvCcTimer: CcTimerArg; kEvReadRto: a READ
   // requester's receive QP; kEvCqe: none (the oldest completion in cq_).
-  // kEvStorm: none (the next XOFF of a pause storm).
-  enum : uint32_t { kEvPost = kNodeEventBase, kEvWake, kEvRto, kEvCcTimer, kEvReadRto, kEvCqe, kEvStorm, kEvLast };
+  // kEvStorm: none (the next XOFF of a pause storm). kEvSlowRx: the drain rate from now, in bits per second (0:
+  // no limit). kEvRxDrain: none (the receive buffer's head frame is in memory). kEvRxRefresh: the XOFF's number.
+  enum : uint32_t {
+    kEvPost = kNodeEventBase,
+    kEvWake,
+    kEvRto,
+    kEvCcTimer,
+    kEvReadRto,
+    kEvCqe,
+    kEvStorm,
+    kEvSlowRx,
+    kEvRxDrain,
+    kEvRxRefresh,
+    kEvLast
+  };
   // A congestion-control timer: the send QP and the algorithm's timer id.
   struct CcTimerArg {
     uint32_t qpn = 0;
@@ -246,6 +271,13 @@ class Nic final : public Node, public CcTimers {
   };
 
   void receive(Packet* p) override;
+  // A frame in host memory: what the receive engine does with it.
+  void accept(Packet* p);
+  // A slow receiver: the frame waits in the receive buffer (or is dropped when it has no room).
+  void buffer_frame(Packet* p);
+  void drain_rx();
+  // PFC of the receive buffer: XOFF or XON to the switch for the lossless priorities.
+  void signal_rx_pfc();
   void prefetch(uint32_t kind, uint64_t arg) const override;
   void tx_done(uint16_t) override;
   void pause_ended(uint16_t, uint8_t) override {
@@ -267,7 +299,8 @@ class Nic final : public Node, public CcTimers {
   void on_event(uint32_t kind, uint64_t arg) override;
 
   void try_send();
-  // The pause storm's PFC frame, on a free port.
+  // A PFC frame for the priorities in pfc_pending_ (XOFF for those a storm or the receive buffer pauses, else
+  // XON), on a free port.
   void send_pause();
   static constexpr int kStormQuanta = 65535;
   bool send_data(SendQp& q, uint32_t qpn);
@@ -338,7 +371,8 @@ class Nic final : public Node, public CcTimers {
   Time wake_at_ = Time::max();
   uint8_t pause_armed_ = 0;  // pause_states_[0].armed, kept in step with it
   uint8_t ctrl_ready_ = 0;   // priorities whose control queue is not empty
-  uint8_t pfc_pending_ = 0;  // priorities a PFC frame must pause (a pause storm fault), sent ahead of everything
+  uint8_t pfc_pending_ = 0;  // priorities a PFC frame must signal (storm, receive buffer), sent ahead of everything
+  bool rx_slow_ = false;     // frames go through the receive buffer (a slow receiver, or frames still in it)
   bool telemetry_ = false;   // data packets carry, and ACKs echo, an INT header (HPCC)
   uint32_t host_;
   std::array<uint8_t, 8> prio_to_dscp_;
@@ -356,6 +390,11 @@ class Nic final : public Node, public CcTimers {
   LinkEnd link_;
   Time storm_until_;  // a pause storm fault sends XOFF until then
   uint8_t storm_prio_ = 0;
+  bool storming_ = false;
+  RxBuffer rx_;
+  Rate rx_drain_;  // how fast frames leave the receive buffer (0: at once)
+  uint8_t rx_lossless_ = 0;
+  uint32_t rx_refresh_gen_ = 0;
   std::vector<SendSide> sq_side_;
   std::vector<PendingPost> pending_;
   std::vector<uint32_t> free_pending_;
