@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
 #include <map>
+
+#include "rocesim/topology/routing.hpp"
 
 namespace rocesim {
 
@@ -21,33 +22,13 @@ PauseSpread pause_spread(const Network& net, const std::string& nic, int prio, T
   s.source = nic;
   s.prio = prio;
   const TopologyGraph& g = net.graph();
-  // Hops over the graph from the faulty NIC (NICs are not transit).
+  // Hops over the fabric as built from the faulty NIC (NICs are not transit).
   std::map<std::string, int> node_of;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     node_of[g.nodes[n].name] = static_cast<int>(n);
   }
-  std::vector<std::vector<int>> adj(g.nodes.size());
-  for (const TopoLink& l : g.links) {
-    adj[l.a].push_back(l.b);
-    adj[l.b].push_back(l.a);
-  }
-  std::vector<int> dist(g.nodes.size(), -1);
-  const int src = node_of.at(nic);
-  dist[src] = 0;
-  std::deque<int> q{src};
-  while (!q.empty()) {
-    const int u = q.front();
-    q.pop_front();
-    if (g.nodes[u].is_nic() && u != src) {
-      continue;
-    }
-    for (int v : adj[u]) {
-      if (dist[v] < 0) {
-        dist[v] = dist[u] + 1;
-        q.push_back(v);
-      }
-    }
-  }
+  std::vector<int> dist;
+  distances_to(g, adjacency(g, std::vector<char>(g.links.size(), 1)), node_of.at(nic), dist);
   std::map<int, PauseSpread::Hops> by;
   const auto count = [&](int hops, Time paused) {
     if (paused > Time() && hops >= 0) {
@@ -75,6 +56,11 @@ PauseSpread pause_spread(const Network& net, const std::string& nic, int prio, T
   return s;
 }
 
+bool touches(const FlowRecord& f, const std::vector<uint32_t>& faulty) {
+  return std::find(faulty.begin(), faulty.end(), f.spec.src) != faulty.end() ||
+         std::find(faulty.begin(), faulty.end(), f.spec.dst) != faulty.end();
+}
+
 std::vector<Victim> victim_flows(const Network& with, const Network& without, const std::vector<uint32_t>& faulty,
                                  double threshold) {
   std::vector<Victim> out;
@@ -82,9 +68,7 @@ std::vector<Victim> victim_flows(const Network& with, const Network& without, co
   const auto& b = without.flows();
   for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
     const FlowRecord& f = a[i];
-    const bool touches = std::find(faulty.begin(), faulty.end(), f.spec.src) != faulty.end() ||
-                         std::find(faulty.begin(), faulty.end(), f.spec.dst) != faulty.end();
-    if (touches || !b[i].done) {
+    if (touches(f, faulty) || !b[i].done) {
       continue;
     }
     const Time base = b[i].end - b[i].spec.start;

@@ -36,6 +36,8 @@ struct Victim {
   Time fct;           // in the run with the fault; Time::max() if it did not finish
   Time baseline_fct;  // without it
 };
+// Whether the flow starts or ends at one of the `faulty` NICs (such a flow is never a victim).
+bool touches(const FlowRecord& f, const std::vector<uint32_t>& faulty);
 // Flows whose ends are not among `faulty` (endpoints), that finished without the fault, and with it finished
 // more than `threshold` (a fraction) later or not at all. Both networks ran the same flows (same seed).
 std::vector<Victim> victim_flows(const Network& with, const Network& without, const std::vector<uint32_t>& faulty,

@@ -117,8 +117,7 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
     const auto v = victim_flows(net, *info.baseline, faulty, kVictimThreshold);
     int64_t candidates = 0, unfinished = 0;
     for (const auto& f : net.flows()) {
-      candidates += std::find(faulty.begin(), faulty.end(), f.spec.src) == faulty.end() &&
-                    std::find(faulty.begin(), faulty.end(), f.spec.dst) == faulty.end();
+      candidates += !touches(f, faulty);
     }
     for (const Victim& x : v) {
       unfinished += x.fct == Time::max();

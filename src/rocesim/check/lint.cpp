@@ -37,16 +37,14 @@ struct Config {
     }
   }
   bool is_lossless(int64_t c) const { return lossless >> c & 1u; }
-  // Headroom per lossless priority of a port on `link` (Switch::finalize does the same).
-  Bytes port_headroom(const PortLink& link) const { return explicit_headroom ? headroom : need(link, frame); }
   Bytes need(const PortLink& link, Bytes max_frame) const {
     return pfc_headroom(link.rate, link.delay, max_frame, sc.sw.pfc.response_time);
   }
-  // Bytes a switch sets aside before its shared pool: every port's reserve (8 groups) and lossless headroom.
+  // Bytes a switch sets aside before its shared pool, as Switch::finalize works it out.
   Bytes set_aside(int node) const {
     Bytes b;
     for (const PortLink& l : ports[node]) {
-      b += sc.sw.admission.reserved * 8 + port_headroom(l) * __builtin_popcount(lossless);
+      b += port_set_aside(sc.sw, port_headroom(sc.sw.pfc, l.rate, l.delay, frame));
     }
     return b;
   }

@@ -136,6 +136,14 @@ Bytes pfc_headroom(Rate rate, Time delay, Bytes max_frame, Time response_time) {
   return max_frame * 2 + Bytes(wire::on_wire(wire::kPfcFrame)) + in_flight;
 }
 
+Bytes port_headroom(const PfcParams& p, Rate rate, Time delay, Bytes max_frame) {
+  return p.headroom == "auto" ? pfc_headroom(rate, delay, max_frame, p.response_time) : parse_bytes(p.headroom);
+}
+
+Bytes port_set_aside(const SwitchParams& p, Bytes headroom) {
+  return p.admission.reserved * 8 + headroom * static_cast<int64_t>(p.pfc.priorities.size());
+}
+
 const char* to_string(DropReason r) {
   switch (r) {
     case DropReason::kSharedLimit:
@@ -198,20 +206,13 @@ void Switch::set_link(uint16_t port, const LinkEnd& link) {
 }
 
 void Switch::finalize(const std::string& scenario_file) {
-  int64_t reserved_total = 0, headroom_total = 0;
-  const int lossless_count = __builtin_popcount(lossless_);
+  int64_t aside = 0;
   for (auto& port : ports_) {
-    if (params_.pfc.headroom == "auto") {
-      port.headroom = pfc_headroom(port.link.rate, port.link.delay, Bytes(max_frame_ - wire::kPreambleIfg),
-                                   params_.pfc.response_time)
-                          .count();
-    } else {
-      port.headroom = parse_bytes(params_.pfc.headroom).count();
-    }
-    reserved_total += params_.admission.reserved.count() * 8;
-    headroom_total += port.headroom * lossless_count;
+    port.headroom =
+        port_headroom(params_.pfc, port.link.rate, port.link.delay, Bytes(max_frame_ - wire::kPreambleIfg)).count();
+    aside += port_set_aside(params_, Bytes(port.headroom)).count();
   }
-  mmu_.set_shared_pool(params_.buffer.count() - reserved_total - headroom_total);
+  mmu_.set_shared_pool(params_.buffer.count() - aside);
   if (const int missing = tags_.build(params_.pfc.tagger, dscp_to_prio_); missing >= 0) {
     throw InputError(
         scenario_file, 0, "switch.pfc.tagger.priorities",
@@ -223,9 +224,8 @@ void Switch::finalize(const std::string& scenario_file) {
   }
   if (mmu_.shared_pool() <= 0) {
     throw InputError(scenario_file, 0, "switch.buffer",
-                     to_string(params_.buffer) + " is too small for switch '" + name_ + "': reserved space (" +
-                         to_string(Bytes(reserved_total)) + ") plus PFC headroom (" + to_string(Bytes(headroom_total)) +
-                         ") leave no shared pool");
+                     to_string(params_.buffer) + " is too small for switch '" + name_ + "': reserved space and PFC " +
+                         "headroom (" + to_string(Bytes(aside)) + ") leave no shared pool");
   }
 }
 

@@ -55,6 +55,11 @@ std::array<uint8_t, 64> parse_dscp_map(const std::string& s);
 // Headroom that absorbs everything in flight after an XOFF trigger (docs/model.md, "PFC headroom"):
 //   2 x max frame (the frame being sent on each side) + the PFC frame + rate x (2 x delay + response time).
 Bytes pfc_headroom(Rate rate, Time delay, Bytes max_frame, Time response_time);
+// A port's headroom per lossless priority: switch.pfc.headroom, or with "auto" pfc_headroom() for its link.
+Bytes port_headroom(const PfcParams& p, Rate rate, Time delay, Bytes max_frame);
+// What a switch sets aside for one port before its shared pool: a reserve for each of the 8 groups and the
+// headroom of each lossless priority.
+Bytes port_set_aside(const SwitchParams& p, Bytes headroom);
 
 // A switch's forwarding table: per destination host, the set of next-hop ports (ECMP picks among more than one).
 // Destinations share next-hop sets (in a fat-tree, every host beyond the pod has the same uplinks), so the table
