@@ -389,7 +389,9 @@ void Nic::drain_rx() {
   } else {
     rx_slow_ = rx_drain_.bps() > 0;
   }
-  accept(p);
+  ++cnt_.data_rcvd;
+  on_data(p);
+  pool_.release(p);
 }
 
 // rx_refresh_gen_ is odd while the receive buffer has the switch paused: each XOFF and XON moves it on, so that a
@@ -837,28 +839,22 @@ void Nic::tx_done(uint16_t) { try_send(); }  // (the NIC schedules no kEvTxDone:
 
 void Nic::receive(Packet* p) {
   cnt_.rx_bytes += p->frame;
-  if (p->kind == PacketKind::kPfc) {
-    const uint8_t resumed = apply_pfc(pause_states_[0], 0, *p, link_.rate, Time());
-    pause_armed_ = pause_states_[0].armed;
-    pool_.release(p);
-    if (resumed) {
-      try_send();
-    }
-    return;
-  }
-  // Frames whose payload goes to host memory wait for a slow receiver; the NIC takes control packets itself.
-  if (rx_slow_ && p->kind == PacketKind::kData) [[unlikely]] {
-    buffer_frame(p);
-    return;
-  }
-  accept(p);
-}
-
-void Nic::accept(Packet* p) {
   switch (p->kind) {
-    case PacketKind::kPfc:
-      break;
+    case PacketKind::kPfc: {
+      const uint8_t resumed = apply_pfc(pause_states_[0], 0, *p, link_.rate, Time());
+      pause_armed_ = pause_states_[0].armed;
+      pool_.release(p);
+      if (resumed) {
+        try_send();
+      }
+      return;
+    }
     case PacketKind::kData:
+      // Data goes to host memory: behind the receive buffer of a slow receiver. The NIC takes control packets itself.
+      if (rx_slow_) [[unlikely]] {
+        buffer_frame(p);
+        return;
+      }
       ++cnt_.data_rcvd;
       on_data(p);
       break;

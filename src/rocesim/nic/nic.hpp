@@ -271,9 +271,7 @@ class Nic final : public Node, public CcTimers {
   };
 
   void receive(Packet* p) override;
-  // A frame in host memory: what the receive engine does with it.
-  void accept(Packet* p);
-  // A slow receiver: the frame waits in the receive buffer (or is dropped when it has no room).
+  // A slow receiver: a data frame waits in the receive buffer (or is dropped when it has no room).
   void buffer_frame(Packet* p);
   void drain_rx();
   // PFC of the receive buffer: XOFF or XON to the switch for the lossless priorities.
@@ -311,7 +309,8 @@ class Nic final : public Node, public CcTimers {
   // Queues an ACK, NAK or CNP; `about` is the data packet that caused it (ACKs echo its time and telemetry).
   // Everything is filled in before the packet is queued: it may leave at once.
   void send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t psn, CtrlExtra extra = {});
-  void on_data(Packet* p);
+  // Inlined into receive(), its hot caller (drain_rx() is the other).
+  [[gnu::always_inline]] inline void on_data(Packet* p);
   void on_read_response(RecvQp& r, const Packet* p);
   void message_received(RecvQp& r, uint8_t opcode);
   void on_ack(Packet* p);
