@@ -185,7 +185,7 @@ TEST(Analysis, SlowdownBucketsSplitBySize) {
     s->net().add_flow(f);
   }
   s->run();
-  const auto b = slowdown_by_size(s->net(), parse_bucket_edges("1KB, 10KB, 100KB"));
+  const auto b = slowdown_by_size(s->net(), parse_bucket_edges("1KB, 10KB, 100KB"), Time());
   ASSERT_EQ(b.size(), 4u);
   EXPECT_EQ(b[0].hi, 1000);
   EXPECT_EQ(b[3].hi, -1);

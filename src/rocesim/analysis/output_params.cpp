@@ -52,6 +52,10 @@ const Schema<OutputParams>& OutputParams::schema() {
             return std::nullopt;
           },
           "sizes")
+        .add(&OutputParams::warmup, "warmup", "0ns",
+             "leave flows that start before this out of every FCT percentile (steady-state studies); the summary "
+             "says how many",
+             at_least(Time()))
         .sub(&OutputParams::timeseries, "timeseries", TimeSeriesParams::schema())
         .sub(&OutputParams::hpcc, "hpcc", HpccOutputParams::schema());
     return sc;

@@ -19,6 +19,7 @@ struct TimeSeriesParams {
 
 struct OutputParams {
   std::string buckets;  // upper edges of the flow-size buckets of the slowdown table
+  Time warmup;          // flows that start earlier are left out of the percentiles
   TimeSeriesParams timeseries;
   HpccOutputParams hpcc;
   static const Schema<OutputParams>& schema();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rocesim/analysis/highlights.hpp"
 #include "rocesim/analysis/output_params.hpp"
 #include "rocesim/analysis/pause_spread.hpp"
 
@@ -38,17 +39,19 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["events"] = s.sim().events();
   j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.sim().events()) / info.wall_time_s : 0.0;
   int64_t completed = 0, failed = 0, retx = 0, timeouts = 0, naks = 0, rnr = 0;
-  std::vector<double> sd, fct;
+  const Time warmup = s.scenario().output.warmup;
+  std::vector<double> sd;
+  std::vector<const FlowRecord*> all;
   for (const auto& f : net.flows()) {
+    all.push_back(&f);
     retx += f.retransmits;
     timeouts += f.timeouts;
     naks += f.naks;
     rnr += f.rnr_naks;
     failed += f.failed;
-    if (f.done) {
-      ++completed;
+    completed += f.done;
+    if (measured(f, warmup)) {
       sd.push_back(slowdown(f.end - f.spec.start, f.ideal_fct));
-      fct.push_back(static_cast<double>((f.end - f.spec.start).ps()) / 1000.0);
     }
   }
   const int64_t total = static_cast<int64_t>(net.flows().size());
@@ -57,7 +60,11 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["fct_slowdown"] = {{"p50", number_or_null(percentile(sd, 0.5))},
                        {"p95", number_or_null(percentile(sd, 0.95))},
                        {"p99", number_or_null(percentile(sd, 0.99))}};
-  j["fct_ns"] = {{"p50", number_or_null(percentile(fct, 0.5))}, {"p99", number_or_null(percentile(fct, 0.99))}};
+  j["fct_ns"] = fct_ns_json(all, warmup);
+  const nlohmann::json highlights = highlights_json(net, warmup, s.sim().now());
+  for (const auto& [key, value] : highlights.items()) {
+    j[key] = value;
+  }
   int64_t drops = 0, lossless_drops = 0, pause_frames = 0, resume_frames = 0, marked = 0;
   nlohmann::json by_reason = nlohmann::json::object();
   uint8_t lossless = 0;
@@ -177,7 +184,7 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
                   {"in_network", cons.in_network},
                   {"conserved", cons.holds()}};
   nlohmann::json buckets = nlohmann::json::array();
-  for (const auto& b : slowdown_by_size(net, parse_bucket_edges(s.scenario().output.buckets))) {
+  for (const auto& b : slowdown_by_size(net, parse_bucket_edges(s.scenario().output.buckets), warmup)) {
     buckets.push_back({{"lo_bytes", b.lo},
                        {"hi_bytes", b.hi < 0 ? nlohmann::json(nullptr) : nlohmann::json(b.hi)},
                        {"flows", b.flows},
@@ -191,17 +198,20 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
     // Per workload, by the workload each message came from (applications post messages during the run too).
     const size_t nw = s.workload_flow_counts().size();
     std::vector<size_t> created(nw, 0), done(nw, 0);
+    std::vector<std::vector<const FlowRecord*>> of(nw);
     for (const auto& f : net.flows()) {
       if (f.spec.workload < nw) {
         ++created[f.spec.workload];
         done[f.spec.workload] += f.done;
+        of[f.spec.workload].push_back(&f);
       }
     }
     for (size_t w = 0; w < nw; ++w) {
       per_workload.push_back({{"type", s.resolved()["workload"][w]["type"]},
                               {"created", created[w]},
                               {"finished", done[w]},
-                              {"unfinished", created[w] - done[w]}});
+                              {"unfinished", created[w] - done[w]},
+                              {"fct_ns", fct_ns_json(of[w], warmup)}});
     }
   }
   j["workloads"] = per_workload;
@@ -241,18 +251,19 @@ std::vector<std::pair<std::string, std::string>> report_files(const Simulation& 
 std::string flows_csv(const Network& net) {
   std::string out =
       "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps,operation,"
-      "status\n";
+      "status,delivered_bytes\n";
   for (const auto& f : net.flows()) {
     const auto ns = [](Time t) { return fmt::format("{:.3f}", static_cast<double>(t.ps()) / 1000.0); };
     if (f.done) {
       const Time fct = f.end - f.spec.start;
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},ok\n", f.id, f.spec.src, f.spec.dst,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},ok,{}\n", f.id, f.spec.src, f.spec.dst,
                          f.spec.size.count(), f.spec.priority, ns(f.spec.start), ns(f.end), ns(fct), ns(f.ideal_fct),
-                         slowdown(fct, f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op));
+                         slowdown(fct, f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op), f.delivered);
     } else {  // a failed message's end is when its QP went to the error state
-      out += fmt::format("{},{},{},{},{},{},{},,{},,{},{},{},{}\n", f.id, f.spec.src, f.spec.dst, f.spec.size.count(),
-                         f.spec.priority, ns(f.spec.start), f.failed ? ns(f.end) : "", ns(f.ideal_fct), f.retransmits,
-                         f.cnps, to_string(f.spec.op), f.failed ? "failed" : "unfinished");
+      out +=
+          fmt::format("{},{},{},{},{},{},{},,{},,{},{},{},{},{}\n", f.id, f.spec.src, f.spec.dst, f.spec.size.count(),
+                      f.spec.priority, ns(f.spec.start), f.failed ? ns(f.end) : "", ns(f.ideal_fct), f.retransmits,
+                      f.cnps, to_string(f.spec.op), f.failed ? "failed" : "unfinished", f.delivered);
     }
   }
   return out;
@@ -286,7 +297,7 @@ std::string ports_csv(const Network& net, Time now) {
   return out;
 }
 
-std::vector<SizeBucket> slowdown_by_size(const Network& net, const std::vector<int64_t>& edges) {
+std::vector<SizeBucket> slowdown_by_size(const Network& net, const std::vector<int64_t>& edges, Time warmup) {
   std::vector<SizeBucket> out;
   int64_t lo = 0;
   for (int64_t e : edges) {
@@ -296,7 +307,7 @@ std::vector<SizeBucket> slowdown_by_size(const Network& net, const std::vector<i
   out.push_back({lo, -1});
   std::vector<std::vector<double>> sd(out.size());
   for (const auto& f : net.flows()) {
-    if (!f.done) {
+    if (!measured(f, warmup)) {
       continue;
     }
     size_t k = 0;
@@ -372,6 +383,7 @@ std::string summary_table(const nlohmann::json& s) {
                    s["wall_time_s"].get<double>(), num(s["events"]));
   t += fmt::format("  flows            {} completed of {}{}\n", num(s["flows"]["completed"]), num(s["flows"]["total"]),
                    s["flows"]["failed"].get<int64_t>() > 0 ? ", " + num(s["flows"]["failed"]) + " failed" : "");
+  t += highlights_table(s);
   t += fmt::format("  FCT slowdown     p50 {}  p95 {}  p99 {}\n", num(s["fct_slowdown"]["p50"]),
                    num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
   t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),

@@ -35,7 +35,8 @@ struct SizeBucket {
   size_t flows = 0;
   double p50 = 0, p95 = 0, p99 = 0;
 };
-std::vector<SizeBucket> slowdown_by_size(const Network& net, const std::vector<int64_t>& edges);
+// Of the flows that count (finished, started at or after `warmup`).
+std::vector<SizeBucket> slowdown_by_size(const Network& net, const std::vector<int64_t>& edges, Time warmup);
 std::string buckets_csv(const std::vector<SizeBucket>& b);
 // A short human summary for the terminal.
 std::string summary_table(const nlohmann::json& summary);

@@ -101,7 +101,8 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
   w.stage("ports.csv", ports_csv(s.net(), s.sim().now()));
   w.stage("summary.json", summary.dump(2) + "\n");
   w.stage("nics.csv", nics_csv(s.net(), s.sim().now()));
-  w.stage("fct_buckets.csv", buckets_csv(slowdown_by_size(s.net(), parse_bucket_edges(s.scenario().output.buckets))));
+  w.stage("fct_buckets.csv", buckets_csv(slowdown_by_size(s.net(), parse_bucket_edges(s.scenario().output.buckets),
+                                                          s.scenario().output.warmup)));
   if (const HpccOutputs* h = s.hpcc_outputs()) {
     const auto& hp = s.scenario().output.hpcc;
     if (!hp.fct.empty()) {
