@@ -53,4 +53,13 @@ int64_t sum_ports(Network& net, F f) {
   return t;
 }
 
+// Packets dropped by every switch, all reasons and priorities.
+inline int64_t all_drops(Network& net) {
+  int64_t d = 0;
+  for (const auto& sw : net.switches()) {
+    d += sw->drops_total();
+  }
+  return d;
+}
+
 }  // namespace rocesim::test

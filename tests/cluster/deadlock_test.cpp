@@ -8,12 +8,15 @@
 namespace rocesim {
 namespace {
 
-std::unique_ptr<Simulation> ring(const std::vector<std::string>& sets) {
+// Runs scenarios/NAME.yaml with `sets`.
+std::unique_ptr<Simulation> run_example(const std::string& name, const std::vector<std::string>& sets) {
   auto s = std::make_unique<Simulation>(
-      load_scenario(std::string(ROCESIM_SOURCE_DIR) + "/scenarios/deadlock-ring.yaml", sets));
+      load_scenario(std::string(ROCESIM_SOURCE_DIR) + "/scenarios/" + name + ".yaml", sets));
   s->run();
   return s;
 }
+
+std::unique_ptr<Simulation> ring(const std::vector<std::string>& sets) { return run_example("deadlock-ring", sets); }
 
 TEST(Deadlock, RingDeadlocksOnTheCycleCheckFindsAndTheRunStopsWhenSeen) {
   auto s = ring({"switch.pfc.deadlock.detect_after=100us"});
@@ -62,11 +65,8 @@ TEST(Deadlock, PausesOfAnIncastOnAClosAreNoDeadlock) {
 
 // scenarios/bounce-deadlock.yaml: leaf0's uplink to spine0 fails under load; seeds 1 and 4 of 1..8 have leaf1
 // converge after spine0 (routing.jitter), so that leaf0's traffic loops leaf1 -> spine0 -> leaf1 meanwhile.
-std::unique_ptr<Simulation> bounce(std::vector<std::string> sets) {
-  auto s = std::make_unique<Simulation>(
-      load_scenario(std::string(ROCESIM_SOURCE_DIR) + "/scenarios/bounce-deadlock.yaml", sets));
-  s->run();
-  return s;
+std::unique_ptr<Simulation> bounce(const std::vector<std::string>& sets) {
+  return run_example("bounce-deadlock", sets);
 }
 
 TEST(Deadlock, BounceAfterALinkFailureDeadlocksOnTheCycleCheckFindsWithOneFailure) {
