@@ -114,6 +114,10 @@ TEST(Cli, ValidateParamsAndVersion) {
   EXPECT_NE(r.out.find("switch.ecn.kmin"), std::string::npos);
   EXPECT_EQ(r.out.find("nic.mtu"), std::string::npos);
   EXPECT_EQ(sh("params nosuch").status, 2);
+  r = sh("params topology.rail");  // a key of one topology kind, found without naming the kind
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("topology[leaf-spine].rail"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("topology[star]"), std::string::npos) << r.out;
   r = sh("--version");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("rocesim 0."), std::string::npos);

@@ -243,9 +243,26 @@ int cmd_params(const std::string& component, bool markdown) {
     fmt::print("{}", scenario_reference_markdown());
     return 0;
   }
+  // A key of one kind of component ("topology[leaf-spine].rail") is also found without the kind
+  // ("topology.rail"), in every kind that has it.
+  const auto without_kinds = [](const std::string& key) {
+    std::string out;
+    for (size_t i = 0; i < key.size(); ++i) {
+      if (key[i] == '[') {
+        const size_t close = key.find(']', i);
+        if (close == std::string::npos) {
+          break;
+        }
+        i = close;
+      } else {
+        out += key[i];
+      }
+    }
+    return out;
+  };
   bool any = false;
   for (const auto& d : all_params()) {
-    if (!component.empty() && d.key.rfind(component, 0) != 0) {
+    if (!component.empty() && d.key.rfind(component, 0) != 0 && without_kinds(d.key).rfind(component, 0) != 0) {
       continue;
     }
     any = true;
