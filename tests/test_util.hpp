@@ -1,7 +1,9 @@
 // Helpers shared by the tests: build and run a simulation from YAML text.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,32 @@ inline int64_t all_drops(Network& net) {
     d += sw->drops_total();
   }
   return d;
+}
+
+// The rows of a CSV text (no quoting), each a map from the header's column names to the row's values.
+inline std::vector<std::map<std::string, std::string>> csv_rows(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string line;
+  const auto split = [](const std::string& s) {
+    std::vector<std::string> cols;
+    std::string c;
+    std::istringstream ss(s + ",");
+    while (std::getline(ss, c, ',')) {
+      cols.push_back(c);
+    }
+    return cols;
+  };
+  std::getline(in, line);
+  const std::vector<std::string> header = split(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> cols = split(line);
+    auto& row = rows.emplace_back();
+    for (size_t i = 0; i < header.size() && i < cols.size(); ++i) {
+      row[header[i]] = cols[i];
+    }
+  }
+  return rows;
 }
 
 }  // namespace rocesim::test

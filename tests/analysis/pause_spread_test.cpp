@@ -11,7 +11,7 @@ namespace {
 // buffers hold for host0); host0 (on leaf0) pauses its leaf port for ever from 20 us.
 const std::string kFabric = R"(seed: 2
 stop: 3ms
-topology: {type: leaf-spine, leaves: 4, spines: 2, hosts_per_leaf: 2, fabric_link: {rate: 100Gbps, delay: 1us}}
+topology: {type: leaf-spine, leaves: 4, spines: 2, servers_per_leaf: 2, fabric_link: {rate: 100Gbps, delay: 1us}}
 switch: {buffer: 2MB, pfc: {priorities: [3]}}
 nic: {cc: dcqcn}
 workload: [{type: all-to-all, size: 1MB}]

@@ -46,7 +46,7 @@ TEST(BufferDependencies, TriangleHasNoCycleBecauseEveryRouteIsOneHop) {
 }
 
 TEST(BufferDependencies, UpDownRoutesOfAClosHaveNoCycle) {
-  for (const char* topo : {"topology: {type: leaf-spine, leaves: 4, spines: 2, hosts_per_leaf: 2}\n",
+  for (const char* topo : {"topology: {type: leaf-spine, leaves: 4, spines: 2, servers_per_leaf: 2}\n",
                            "topology: {type: fat-tree, k: 4}\n"}) {
     const Scenario sc = parse_scenario(topo, "t.yaml", ".", {});
     EXPECT_TRUE(find_dependency_cycles(sc.graph, 0).cycles.empty()) << topo;
@@ -58,7 +58,7 @@ TEST(BufferDependencies, FailedSpineLinkLoopsTrafficWhileRoutesConverge) {
   // route to leaf0 bounces down to leaf1 (then up through spine1), while leaf1, still on its old routes, may
   // send leaf0's traffic up to spine0: a two-queue loop. Once leaf1 has converged it sends only via spine1.
   const Scenario sc =
-      parse_scenario("topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}\n", "t.yaml", ".", {});
+      parse_scenario("topology: {type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 2}\n", "t.yaml", ".", {});
   const DependencyReport r = find_dependency_cycles(sc.graph, 1);
   EXPECT_EQ(r.failure_sets, 5u);  // as built, and each of the 4 leaf-spine links down
   EXPECT_EQ(r.sets_with_cycles, 0u);
@@ -71,14 +71,14 @@ TEST(BufferDependencies, FailedSpineLinkLoopsTrafficWhileRoutesConverge) {
 
 TEST(BufferDependencies, TwoFailuresCountEverySetOfOneAndTwo) {
   const Scenario sc =
-      parse_scenario("topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 1}\n", "t.yaml", ".", {});
+      parse_scenario("topology: {type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 1}\n", "t.yaml", ".", {});
   EXPECT_EQ(find_dependency_cycles(sc.graph, 2).failure_sets, 1u + 4u + 6u);
 }
 
 TEST(BufferDependencies, TaggerBreaksTheConvergenceLoopOfAFailedSpineLinkAtItsBounce) {
   // The loop leaf1:2 -> spine0:1 -> leaf1:2 turns down then up at leaf1: a packet there moves to the next priority.
   const Scenario sc =
-      parse_scenario("topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}\n", "t.yaml", ".", {});
+      parse_scenario("topology: {type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 2}\n", "t.yaml", ".", {});
   EXPECT_FALSE(find_dependency_cycles(sc.graph, 1, false).cycles.empty());
   const DependencyReport r = find_dependency_cycles(sc.graph, 1, true);
   EXPECT_TRUE(r.tagged);

@@ -10,7 +10,7 @@ namespace {
 
 // Two leaves of two hosts under one spine, every link 100 Gb/s with 1 us; DCQCN, MTU 4096, PFC on priority 3.
 const std::string kTopo =
-    "topology: {type: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2, host_link: {rate: 100Gbps, delay: 1us},"
+    "topology: {type: leaf-spine, leaves: 2, spines: 1, servers_per_leaf: 2, host_link: {rate: 100Gbps, delay: 1us},"
     " fabric_link: {rate: 100Gbps, delay: 1us}}\n";
 const std::string kFabric = kTopo + "switch: {pfc: {priorities: [3]}}\n";
 

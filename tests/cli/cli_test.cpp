@@ -63,7 +63,7 @@ TEST(Cli, DefaultScenarioRunsAndWritesTheResultFiles) {
   EXPECT_EQ(s["scenario"]["nic"]["cc"]["type"], "dcqcn");
   EXPECT_EQ(slurp(d / "flows.csv")
                 .rfind("flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,"
-                       "slowdown,retransmits,cnps,operation,status,delivered_bytes\n",
+                       "slowdown,retransmits,cnps,operation,status,delivered_bytes,src_name,dst_name\n",
                        0),
             0u);
   EXPECT_FALSE(slurp(d / "ports.csv").empty());
@@ -157,7 +157,7 @@ TEST(Cli, PauseStormRunComparesWithTheRunWithoutTheFaultAndWritesVictims) {
   EXPECT_EQ(s["pause_spread"][0]["source"], "host3");
   EXPECT_EQ(s["victims"]["of"], 16 * 15 - 2 * 15);  // all-to-all flows that neither start nor end at host3
   const std::string v = slurp(d / "victims.csv");
-  EXPECT_EQ(v.substr(0, v.find('\n')), "id,src,dst,size,fct_ns,baseline_fct_ns,slowdown_vs_baseline");
+  EXPECT_EQ(v.substr(0, v.find('\n')), "id,src,dst,size,fct_ns,baseline_fct_ns,slowdown_vs_baseline,src_name,dst_name");
   EXPECT_EQ(static_cast<int64_t>(std::count(v.begin(), v.end(), '\n')) - 1, s["victims"]["flows"].get<int64_t>());
 }
 

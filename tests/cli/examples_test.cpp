@@ -55,17 +55,38 @@ TEST(Examples, PerftestScenarioWritesPerftestsTables) {
 }
 
 TEST(Examples, PlotScriptWritesThePictures) {
-  const auto out = tmp("plot");
-  ASSERT_EQ(sh(std::string(ROCESIM_BINARY) + " run " + ROCESIM_SOURCE_DIR +
-               "/scenarios/hadoop-incast.yaml --set stop=300us -q -o " + out.string()),
-            0);
-  ASSERT_EQ(sh(std::string("/usr/bin/python3 ") + ROCESIM_SOURCE_DIR + "/tools/plot.py " + out.string()), 0)
+  // One scenario with DCQCN and with HPCC, two ports and two flows sampled: every picture has data to show.
+  const auto dcqcn = tmp("plot_dcqcn");
+  const auto hpcc = tmp("plot_hpcc");
+  const auto plots = tmp("plot_pngs");
+  const std::string run = std::string(ROCESIM_BINARY) + " run " + ROCESIM_SOURCE_DIR +
+                          "/scenarios/hadoop-incast.yaml --set stop=300us"
+                          " --set 'output.timeseries.ports=leaf0:0, leaf0:16'"
+                          " --set 'output.timeseries.flows=[0,1]' -q ";
+  ASSERT_EQ(sh(run + "-o " + dcqcn.string()), 0);
+  ASSERT_EQ(sh(run + "--set nic.cc=hpcc -o " + hpcc.string()), 0);
+  const std::string plot = std::string("/usr/bin/python3 ") + ROCESIM_SOURCE_DIR + "/tools/plot.py";
+  ASSERT_EQ(sh(plot + " " + dcqcn.string() + " " + hpcc.string() + " -o " + plots.string()), 0)
       << "tools/plot.py failed (python3-matplotlib comes with scripts/install-deps)";
-  for (const char* png : {"fct_slowdown_by_size.png", "fct_cdf.png", "queue_depth.png", "throughput.png"}) {
-    EXPECT_GT(std::filesystem::file_size(out / "plots" / png), 1000u) << png;
+  for (const char* png :
+       {"fct_slowdown_by_size.png", "fct_cdf.png", "queue_depth.png", "throughput.png", "pause_state.png"}) {
+    EXPECT_TRUE(std::filesystem::exists(plots / png)) << png;
+    if (std::filesystem::exists(plots / png)) {
+      EXPECT_GT(std::filesystem::file_size(plots / png), 1000u) << png;
+    }
+    EXPECT_EQ(sh(plot + " --help | grep -qF " + png), 0) << "--help does not list " << png;
   }
-  EXPECT_EQ(sh(std::string("/usr/bin/python3 ") + ROCESIM_SOURCE_DIR + "/tools/plot.py /nonexistent"), 2);
-  std::filesystem::remove_all(out);
+  EXPECT_FALSE(std::filesystem::exists(dcqcn / "plots"));  // -o chose the folder instead
+  EXPECT_EQ(sh(plot + " --help"), 0);
+  // A folder that is no result folder: status 2, and the message names it.
+  const std::string scenarios = std::string(ROCESIM_SOURCE_DIR) + "/scenarios";
+  EXPECT_EQ(sh(plot + " " + scenarios), 2);
+  EXPECT_EQ(sh(plot + " " + scenarios + " 2>&1 | grep -qF '" + scenarios + ": no flows.csv'"), 0);
+  EXPECT_EQ(sh(plot + " /nonexistent"), 2);
+  EXPECT_EQ(sh(plot), 2);  // no folder: a usage error
+  std::filesystem::remove_all(dcqcn);
+  std::filesystem::remove_all(hpcc);
+  std::filesystem::remove_all(plots);
 }
 
 }  // namespace

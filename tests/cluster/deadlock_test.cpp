@@ -55,7 +55,7 @@ TEST(Deadlock, DeadlockedQueuesStaySilentAndAreReportedOnce) {
 
 TEST(Deadlock, PausesOfAnIncastOnAClosAreNoDeadlock) {
   auto s = test::run_sim(
-      "stop: 3ms\ntopology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 4}\n"
+      "stop: 3ms\ntopology: {type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 4}\n"
       "switch: {buffer: 1MB, pfc: {priorities: [3], deadlock: {detect_after: 20us}}}\nnic: {cc: none}\n"
       "workload: [{type: incast, receiver: 0, senders: 7, size: 1MB}]\n");
   EXPECT_GT(test::sum_ports(s->net(), [](const PortPrioCounters& c) { return c.xoff_sent; }), 0);

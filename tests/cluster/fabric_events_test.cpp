@@ -16,7 +16,7 @@ topology:
   type: leaf-spine
   leaves: 2
   spines: 2
-  hosts_per_leaf: 2
+  servers_per_leaf: 2
   host_link: {rate: 100Gbps, delay: 1us}
   fabric_link: {rate: 100Gbps, delay: 1us}
 nic: {cc: none, retransmit_timeout: 1ms, ack_priority: 6}

@@ -9,7 +9,7 @@ namespace {
 // host0 writes to host2 for about 2 ms (which keeps the run going) while host1 storms; nothing else uses
 // host1's port.
 const char* kIdle = R"(stop: 3ms
-topology: {type: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 3}
+topology: {type: leaf-spine, leaves: 1, spines: 1, servers_per_leaf: 3}
 switch: {pfc: {priorities: [3]}}
 events:
   - {at: 10us, type: pause_storm, nic: host1, priority: 3, until: 1ms}
@@ -36,7 +36,7 @@ TEST(PauseStorm, FaultyNicSendsAnXoffEveryHalfPauseLifetimeUntilItStops) {
 }
 
 TEST(PauseStorm, BadFaultsNameTheirKey) {
-  const std::string topo = "topology: {type: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 2}\n";
+  const std::string topo = "topology: {type: leaf-spine, leaves: 1, spines: 1, servers_per_leaf: 2}\n";
   for (const auto& [event, key] : std::vector<std::pair<std::string, std::string>>{
            {"{at: 1us, type: pause_storm, nic: host9}", "events.0.nic"},
            {"{at: 1us, type: pause_storm}", "events.0.nic"},

@@ -8,13 +8,13 @@ namespace rocesim {
 namespace {
 const char* kPair = R"(seed: 1
 stop: 20ms
-topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+topology: {type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 2}
 nic: {cc: none, mtu: 1024}
 )";
 // Two hosts under one leaf (the second leaf and the spine stay idle), 1000-byte MTU.
 const char* kOneLeaf = R"(seed: 1
 stop: 1s
-topology: {type: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}
+topology: {type: leaf-spine, leaves: 2, spines: 1, servers_per_leaf: 2}
 nic: {cc: none, mtu: 1000}
 )";
 }  // namespace

@@ -10,7 +10,7 @@ namespace rocesim {
 namespace {
 const char* kPair = R"(seed: 1
 stop: 20ms
-topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+topology: {type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 2}
 nic: {cc: none, mtu: 1024}
 )";
 

@@ -243,7 +243,7 @@ TEST(Ets, AStrictClassIsServedFirst) {
 TEST(Ecmp, FlowsSpreadEvenlyOverTheUplinks) {
   // A leaf with 8 spines: 8000 flows towards the other leaf should put 1000 on each uplink; the binomial
   // standard deviation is sqrt(8000 x 1/8 x 7/8) = 29.6, so 10 % (100 flows) is over 3 of them.
-  auto s = test::make_sim(R"(topology: {type: leaf-spine, leaves: 2, spines: 8, hosts_per_leaf: 4})");
+  auto s = test::make_sim(R"(topology: {type: leaf-spine, leaves: 2, spines: 8, servers_per_leaf: 4})");
   Network& net = s->net();
   const Switch& leaf0 = *net.attachment(0).first;
   std::map<uint16_t, int> per_port;
@@ -280,7 +280,7 @@ TEST(Routing, SwitchesWithEqualForwardingTablesShareOne) {
     EXPECT_EQ(s->net().route_tables(), static_cast<size_t>(k * k / 2 + k + 1)) << "k=" << k;
   }
   // A leaf-spine: every spine reaches leaf l through port l; the leaves differ.
-  auto ls = test::make_sim("topology: {type: leaf-spine, leaves: 4, spines: 2, hosts_per_leaf: 2}\n");
+  auto ls = test::make_sim("topology: {type: leaf-spine, leaves: 4, spines: 2, servers_per_leaf: 2}\n");
   EXPECT_EQ(ls->net().route_tables(), 5u);
 }
 

@@ -14,7 +14,7 @@ namespace rocesim {
 TEST(Topology, ServersWithSeveralNicsOnRails) {
   // 2 leaves as one rail group, 2 NICs per server, 4 servers: NIC k of every server is on leaf k.
   auto s = test::make_sim(
-      "topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 4, nics_per_host: 2, rail: true}\n");
+      "topology: {type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 4, nics_per_host: 2, rail: true}\n");
   Network& net = s->net();
   ASSERT_EQ(net.num_hosts(), 8u);  // endpoints: server-major, NIC-minor
   EXPECT_EQ(net.nic(0).name(), "host0.nic0");
@@ -25,7 +25,8 @@ TEST(Topology, ServersWithSeveralNicsOnRails) {
   EXPECT_EQ(net.path(0, 2).size(), 2u);  // same rail: NIC, leaf, NIC
   EXPECT_EQ(net.path(0, 3).size(), 4u);  // across rails: through a spine
   // Without rail, both NICs of a server share its leaf.
-  auto t = test::make_sim("topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2, nics_per_host: 2}\n");
+  auto t =
+      test::make_sim("topology: {type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 2, nics_per_host: 2}\n");
   EXPECT_EQ(t->net().num_hosts(), 8u);
   EXPECT_EQ(t->net().attachment(1).first->name(), "leaf0");
   EXPECT_EQ(t->net().attachment(4).first->name(), "leaf1");
@@ -87,22 +88,61 @@ TEST(Topology, FileHostWithSeveralNicsIsOneServer) {
 }
 
 TEST(Topology, NicsCsvNamesEachNicsServerAndIndex) {
-  auto s = test::run_sim("stop: 1us\ntopology: {type: leaf-spine, leaves: 2, hosts_per_leaf: 1, nics_per_host: 2}\n");
-  const std::string csv = nics_csv(s->net(), s->sim().now());
-  std::istringstream in(csv);
-  std::string header, row;
-  std::getline(in, header);
-  EXPECT_EQ(header.substr(header.rfind(',', header.rfind(',') - 1) + 1), "server,nic");
-  for (int i = 0; i < 4; ++i) {  // the fourth row: NIC endpoint 3
-    std::getline(in, row);
+  auto s = test::run_sim("stop: 1us\ntopology: {type: leaf-spine, leaves: 2, servers_per_leaf: 1, nics_per_host: 2}\n");
+  const auto rows = test::csv_rows(nics_csv(s->net(), s->sim().now()));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[3].at("host"), "3");  // NIC endpoint 3: server host1, mlx5_1
+  EXPECT_EQ(rows[3].at("server"), "host1");
+  EXPECT_EQ(rows[3].at("nic"), "1");
+  EXPECT_EQ(rows[3].at("name"), "host1.nic1");
+}
+
+TEST(Topology, OutputsNameAnEndpointTheSameWayEverywhere) {
+  // Rail-optimised: host0.nic1 (endpoint 1) writes to host1.nic1 (endpoint 3), both on leaf1.
+  auto s = test::make_sim(
+      "stop: 1ms\ntopology: {type: leaf-spine, leaves: 2, spines: 1, servers_per_leaf: 2, nics_per_host: 2, "
+      "rail: true}\n");
+  s->net().add_flow(test::write_flow(1, 3, Bytes(10'000)));
+  s->run();
+  const auto flows = test::csv_rows(flows_csv(s->net()));
+  ASSERT_EQ(flows.size(), 1u);
+  EXPECT_EQ(flows[0].at("src"), "1");
+  EXPECT_EQ(flows[0].at("src_name"), "host0.nic1");
+  EXPECT_EQ(flows[0].at("dst_name"), "host1.nic1");
+  std::map<std::string, std::string> name_of;  // nics.csv: endpoint -> name
+  for (const auto& r : test::csv_rows(nics_csv(s->net(), s->sim().now()))) {
+    name_of[r.at("host")] = r.at("name");
   }
-  EXPECT_EQ(row.substr(0, 2), "3,");  // NIC endpoint 3: server host1, mlx5_1
-  EXPECT_EQ(row.substr(row.rfind(',', row.rfind(',') - 1) + 1), "host1,1");
+  EXPECT_EQ(name_of.at(flows[0].at("src")), flows[0].at("src_name"));
+  EXPECT_EQ(name_of.at(flows[0].at("dst")), flows[0].at("dst_name"));
+  // ports.csv: the port toward the receiver names it and its endpoint; a spine link names no endpoint.
+  int64_t toward_receiver = 0;
+  for (const auto& r : test::csv_rows(ports_csv(s->net(), s->sim().now()))) {
+    if (r.at("peer").rfind("spine", 0) == 0) {
+      EXPECT_EQ(r.at("peer_endpoint"), "");
+    } else {
+      EXPECT_EQ(name_of.at(r.at("peer_endpoint")), r.at("peer"));
+      if (r.at("peer") == "host1.nic1" && r.at("switch") == "leaf1" && r.at("priority") == "3") {
+        toward_receiver += std::stoll(r.at("tx_bytes"));
+      }
+    }
+  }
+  EXPECT_GT(toward_receiver, 10'000);  // the message and its headers
+}
+
+TEST(Topology, HostsPerLeafIsRenamedWithAHint) {
+  try {
+    test::make_sim("topology: {type: leaf-spine, hosts_per_leaf: 4}\n");
+    FAIL() << "hosts_per_leaf was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "topology.hosts_per_leaf");
+    EXPECT_NE(std::string(e.what()).find("renamed to servers_per_leaf"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Perftest, DeviceChoosesTheNicOnBothServers) {
   const std::string yaml = R"(stop: 1s
-topology: {type: leaf-spine, leaves: 2, hosts_per_leaf: 2, nics_per_host: 2, rail: true}
+topology: {type: leaf-spine, leaves: 2, servers_per_leaf: 2, nics_per_host: 2, rail: true}
 workload:
   - {type: perftest, test: write_lat, sizes: [2B], iterations: 10, client: 0, server: 1, device: 1}
 )";

@@ -20,7 +20,7 @@ std::map<std::string, int> level_by_name(const std::string& topo) {
 }
 
 TEST(Levels, LeavesAreOneHopFromTheHostsAndSpinesTwo) {
-  const auto l = level_by_name("{type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}");
+  const auto l = level_by_name("{type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 2}");
   EXPECT_EQ(l.at("host0"), 0);
   EXPECT_EQ(l.at("leaf1"), 1);
   EXPECT_EQ(l.at("spine0"), 2);

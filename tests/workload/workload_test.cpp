@@ -16,7 +16,7 @@ namespace rocesim {
 namespace {
 
 WorkloadFlows generate(const std::string& yaml, uint32_t hosts, Time stop, uint64_t seed = 1) {
-  WorkloadContext wc{hosts, stop, ".", std::vector<Rate>(hosts, Rate::gbps(100)), {}, {}};
+  WorkloadContext wc{hosts, stop, ".", std::vector<Rate>(hosts, Rate::gbps(100)), {}, {}, {}};
   Rng rng(seed, "workload.0");
   return generate_workload(YAML::Load(yaml), ParseCtx{"t.yaml"}, "workload.0", wc, rng);
 }
@@ -149,11 +149,28 @@ TEST(FlowFile, MalformedRowsNameTheLine) {
   EXPECT_EQ(err("0,1,1MB,0us,8,write\n"), "2 priority");
 }
 
+TEST(FlowFile, EndpointsMayBeNamedByTheirNic) {
+  std::istringstream in("src,dst,size,start,priority,operation\nhost0.nic1,3,1MB,0us,3,write\n");
+  const auto flows = read_flow_csv(in, "f.csv", 4, {"host0.nic0", "host0.nic1", "host1.nic0", "host1.nic1"});
+  ASSERT_EQ(flows.size(), 1u);
+  EXPECT_EQ(flows[0].src, 1u);
+  EXPECT_EQ(flows[0].dst, 3u);
+  std::istringstream bad("src,dst,size,start,priority,operation\nhost0.nic1,host9,1MB,0us,3,write\n");
+  try {
+    read_flow_csv(bad, "f.csv", 4, {"host0.nic0", "host0.nic1", "host1.nic0", "host1.nic1"});
+    FAIL() << "host9 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "dst");
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(e.problem().find("no endpoint is named 'host9'"), std::string::npos) << e.problem();
+  }
+}
+
 TEST(Analysis, OnAnIdleFabricEverySlowdownIsOne) {
   // Flows of many sizes, 2 ms apart so that none overlaps another, across a leaf-spine.
   auto s = test::make_sim(R"(seed: 4
 stop: 100ms
-topology: {type: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 4}
+topology: {type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 4}
 nic: {cc: dcqcn, mtu: 1024}
 )");
   int k = 0;

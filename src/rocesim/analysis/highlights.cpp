@@ -76,8 +76,10 @@ nlohmann::json highlights_json(const Network& net, Time warmup, Time now) {
       unfinished_delivered += f.delivered;
       unfinished_size += f.spec.size.count();
     }
-    Receiver& r = rx[f.spec.dst];
-    r.host = f.spec.dst;
+    // The payload's receiver: the responder, but the requester of an RDMA READ (IBTA vol 1, 9.4).
+    const uint32_t receiver = f.spec.op == RdmaOp::kRead ? f.spec.src : f.spec.dst;
+    Receiver& r = rx[receiver];
+    r.host = receiver;
     r.bytes += f.delivered;
     ++r.flows;
     r.first = std::min(r.first, f.spec.start);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "rocesim/analysis/highlights.hpp"
 #include "rocesim/analysis/output_params.hpp"
@@ -251,19 +252,22 @@ std::vector<std::pair<std::string, std::string>> report_files(const Simulation& 
 std::string flows_csv(const Network& net) {
   std::string out =
       "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps,operation,"
-      "status,delivered_bytes\n";
+      "status,delivered_bytes,src_name,dst_name\n";
   for (const auto& f : net.flows()) {
     const auto ns = [](Time t) { return fmt::format("{:.3f}", static_cast<double>(t.ps()) / 1000.0); };
+    const std::string& src = net.nics()[f.spec.src]->name();
+    const std::string& dst = net.nics()[f.spec.dst]->name();
     if (f.done) {
       const Time fct = f.end - f.spec.start;
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},ok,{}\n", f.id, f.spec.src, f.spec.dst,
-                         f.spec.size.count(), f.spec.priority, ns(f.spec.start), ns(f.end), ns(fct), ns(f.ideal_fct),
-                         slowdown(fct, f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op), f.delivered);
-    } else {  // a failed message's end is when its QP went to the error state
       out +=
-          fmt::format("{},{},{},{},{},{},{},,{},,{},{},{},{},{}\n", f.id, f.spec.src, f.spec.dst, f.spec.size.count(),
-                      f.spec.priority, ns(f.spec.start), f.failed ? ns(f.end) : "", ns(f.ideal_fct), f.retransmits,
-                      f.cnps, to_string(f.spec.op), f.failed ? "failed" : "unfinished", f.delivered);
+          fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},ok,{},{},{}\n", f.id, f.spec.src, f.spec.dst,
+                      f.spec.size.count(), f.spec.priority, ns(f.spec.start), ns(f.end), ns(fct), ns(f.ideal_fct),
+                      slowdown(fct, f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op), f.delivered, src, dst);
+    } else {  // a failed message's end is when its QP went to the error state
+      out += fmt::format("{},{},{},{},{},{},{},,{},,{},{},{},{},{},{},{}\n", f.id, f.spec.src, f.spec.dst,
+                         f.spec.size.count(), f.spec.priority, ns(f.spec.start), f.failed ? ns(f.end) : "",
+                         ns(f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op),
+                         f.failed ? "failed" : "unfinished", f.delivered, src, dst);
     }
   }
   return out;
@@ -273,11 +277,18 @@ std::string ports_csv(const Network& net, Time now) {
   std::string out =
       "switch,port,peer,priority,tx_bytes,tx_packets,max_queue_bytes,ecn_marked,drops_shared_limit,"
       "drops_headroom_overflow,drops_buffer_full,drops_link_down,drops_no_route,pause_sent,resume_sent,pause_rcvd,"
-      "paused_ns,max_headroom_bytes,drops_watchdog\n";
+      "paused_ns,max_headroom_bytes,drops_watchdog,peer_endpoint\n";
+  std::unordered_map<const Node*, uint32_t> endpoint;  // a NIC's endpoint index
+  for (uint32_t h = 0; h < net.num_hosts(); ++h) {
+    endpoint[net.nics()[h].get()] = h;
+  }
   for (const auto& sw : net.switches()) {
     for (uint16_t p = 0; p < sw->num_ports(); ++p) {
       const PauseState& ps = sw->pause_state(p);
-      const std::string peer = sw->link(p).peer ? sw->link(p).peer->name() : "";
+      const Node* peer_node = sw->link(p).peer;
+      const std::string peer = peer_node ? peer_node->name() : "";
+      const auto e = endpoint.find(peer_node);
+      const std::string peer_endpoint = e == endpoint.end() ? "" : std::to_string(e->second);
       for (int c = 0; c < 8; ++c) {
         const auto& k = sw->counters(p, c);
         const Time paused = paused_for(ps, c, now);
@@ -287,10 +298,10 @@ std::string ports_csv(const Network& net, Time now) {
         if (quiet) {
           continue;
         }
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{}\n", sw->name(), p, peer, c,
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{}\n", sw->name(), p, peer, c,
                            k.tx_bytes, k.tx_packets, k.max_queue, k.ecn_marked, k.drops[0], k.drops[1], k.drops[2],
                            k.drops[3], k.drops[4], k.xoff_sent, k.xon_sent, ps.xoff_rcvd[c],
-                           static_cast<double>(paused.ps()) / 1000.0, k.max_headroom, k.drops[5]);
+                           static_cast<double>(paused.ps()) / 1000.0, k.max_headroom, k.drops[5], peer_endpoint);
       }
     }
   }
@@ -343,7 +354,7 @@ std::string buckets_csv(const std::vector<SizeBucket>& buckets) {
 std::string nics_csv(const Network& net, Time now) {
   std::string out =
       "host,tx_bytes,rx_bytes,data_sent,data_rcvd,ctrl_sent,ctrl_rcvd,acks_sent,naks_sent,cnps_sent,pause_rcvd,"
-      "paused_ns,lost_link_down,pause_sent,resume_sent,rx_buffer_max_bytes,rx_dropped,server,nic\n";
+      "paused_ns,lost_link_down,pause_sent,resume_sent,rx_buffer_max_bytes,rx_dropped,server,nic,name\n";
   std::vector<std::pair<std::string, size_t>> where(net.num_hosts());  // per NIC: its server and index there
   for (size_t s = 0; s < net.num_servers(); ++s) {
     for (size_t k = 0; k < net.server(s).num_nics(); ++k) {
@@ -360,10 +371,10 @@ std::string nics_csv(const Network& net, Time now) {
       pauses += ps.xoff_rcvd[c];
       paused += paused_for(ps, c, now);
     }
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{}\n", h, k.tx_bytes, k.rx_bytes,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{},{}\n", h, k.tx_bytes, k.rx_bytes,
                        k.data_sent, k.data_rcvd, k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent, k.cnps_sent,
                        pauses, static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down, k.pause_sent, k.resume_sent,
-                       k.rx_buffer_max, k.rx_dropped, where[h].first, where[h].second);
+                       k.rx_buffer_max, k.rx_dropped, where[h].first, where[h].second, n.name());
   }
   return out;
 }

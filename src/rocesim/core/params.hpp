@@ -226,6 +226,12 @@ class Schema {
     return *this;
   }
 
+  // A key this schema no longer takes, with the key that replaced it: an error that says what to write instead.
+  Schema& renamed(std::string old_key, std::string new_key, std::string why) {
+    renamed_.push_back({std::move(old_key), std::move(new_key) + ": " + std::move(why)});
+    return *this;
+  }
+
   // A whole-object check, run after parsing (e.g. kmin <= kmax). Returns the offending key and problem.
   Schema& validate(std::function<std::optional<std::pair<std::string, std::string>>(const T&)> f) {
     validators_.push_back(std::move(f));
@@ -269,6 +275,11 @@ class Schema {
       const std::string key = kv.first.Scalar();
       const Entry* e = find(key);
       const std::string full = path.empty() ? key : path + "." + key;
+      for (const auto& [old_key, hint] : renamed_) {
+        if (key == old_key) {
+          throw InputError(ctx.file, line_of(kv.first), full, "renamed to " + hint);
+        }
+      }
       if (!e) {
         std::vector<std::string> keys;
         for (const auto& x : entries_) {
@@ -352,6 +363,7 @@ class Schema {
   std::string name_;
   std::string doc_;
   std::vector<Entry> entries_;
+  std::vector<std::pair<std::string, std::string>> renamed_;  // old key, "new key: why"
   std::vector<std::function<std::optional<std::pair<std::string, std::string>>(const T&)>> validators_;
   std::vector<std::function<std::optional<std::pair<std::string, std::string>>(const T&, const YAML::Node&)>>
       key_validators_;

@@ -13,7 +13,7 @@ topology:
   type: leaf-spine
   leaves: 2
   spines: 2
-  hosts_per_leaf: 8
+  servers_per_leaf: 8
   host_link: {rate: 100Gbps, delay: 1us}
   fabric_link: {rate: 400Gbps, delay: 1us}
 switch:

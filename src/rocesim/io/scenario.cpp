@@ -189,9 +189,10 @@ void Simulation::build() {
   net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, sc_.file);
   net_->schedule_events(sc_.events, sc_.routing, sc_.file);
   const ParseCtx ctx{sc_.file};
-  WorkloadContext wc{static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir, {}, {}, {}};
+  WorkloadContext wc{static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir, {}, {}, {}, {}};
   for (uint32_t h = 0; h < net_->num_hosts(); ++h) {
     wc.host_rate.push_back(net_->nic(h).link().rate);
+    wc.endpoint_names.push_back(net_->nic(h).name());
   }
   for (size_t s = 0; s < net_->num_servers(); ++s) {
     wc.server_nics.emplace_back();

@@ -1,8 +1,9 @@
 // Two-tier leaf-spine (folded Clos): every leaf connects to every spine by `links_per_spine` parallel links.
-// Oversubscription at a leaf = NIC ports on it x host rate / (spines x links_per_spine x fabric rate).
+// Oversubscription at a leaf = NIC ports on it x host rate / (spines x links_per_spine x fabric rate), where a
+// leaf has servers_per_leaf x nics_per_host NIC ports, or servers_per_leaf with rail.
 // Servers may have several NICs (`nics_per_host`); every NIC is an endpoint of its own (what workloads call a
 // host), numbered server-major: endpoint s x nics + k is NIC k of server s. Without `rail`, all NICs of a server
-// sit on its leaf, servers 0..hosts_per_leaf-1 on leaf 0 and so on. With `rail` (rail-optimised), leaves come in
+// sit on its leaf, servers 0..servers_per_leaf-1 on leaf 0 and so on. With `rail` (rail-optimised), leaves come in
 // groups of `nics_per_host`: NIC k of the servers of group g sits on leaf g x nics + k, so equal NICs of
 // different servers share a leaf.
 #include "rocesim/topology/topology.hpp"
@@ -10,7 +11,7 @@
 namespace rocesim {
 namespace {
 struct LeafSpineParams {
-  int64_t leaves = 0, spines = 0, hosts_per_leaf = 0, links_per_spine = 0, nics_per_host = 0;
+  int64_t leaves = 0, spines = 0, servers_per_leaf = 0, links_per_spine = 0, nics_per_host = 0;
   bool rail = false;
   LinkParams host_link, fabric_link;
   static const Schema<LeafSpineParams>& schema() {
@@ -20,8 +21,13 @@ struct LeafSpineParams {
           .add(&LeafSpineParams::leaves, "leaves", "2", "number of leaf (top-of-rack) switches",
                in_range<int64_t>(1, 4096))
           .add(&LeafSpineParams::spines, "spines", "2", "number of spine switches", in_range<int64_t>(1, 4096))
-          .add(&LeafSpineParams::hosts_per_leaf, "hosts_per_leaf", "8", "hosts under each leaf",
+          .add(&LeafSpineParams::servers_per_leaf, "servers_per_leaf", "8",
+               "servers with NICs on each leaf: all nics_per_host NICs of each, or with rail one (NIC ports per "
+               "leaf: servers_per_leaf x nics_per_host, or servers_per_leaf with rail)",
                in_range<int64_t>(1, 4096))
+          .renamed("hosts_per_leaf", "servers_per_leaf",
+                   "it counts servers; a leaf has servers_per_leaf x nics_per_host NIC ports, or servers_per_leaf "
+                   "with rail")
           .add(&LeafSpineParams::links_per_spine, "links_per_spine", "1", "parallel links from each leaf to each spine",
                in_range<int64_t>(1, 64))
           .add(&LeafSpineParams::nics_per_host, "nics_per_host", "1", "NICs per server, each with its own link",
@@ -50,8 +56,8 @@ TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx, const s
   const LeafSpineParams p = LeafSpineParams::schema().parse(n, ctx, "topology");
   TopologyGraph g;
   const int64_t nics = p.nics_per_host;
-  // Servers: hosts_per_leaf per leaf, or per group of `nics` leaves with rail.
-  const int64_t servers = p.rail ? p.leaves / nics * p.hosts_per_leaf : p.leaves * p.hosts_per_leaf;
+  // Servers: servers_per_leaf per leaf, or per group of `nics` leaves with rail (one NIC of each on every leaf).
+  const int64_t servers = p.rail ? p.leaves / nics * p.servers_per_leaf : p.leaves * p.servers_per_leaf;
   for (int64_t s = 0; s < servers; ++s) {
     g.server_names.push_back("host" + std::to_string(s));
     for (int64_t k = 0; k < nics; ++k) {
@@ -68,7 +74,7 @@ TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx, const s
   }
   for (int64_t s = 0; s < servers; ++s) {
     for (int64_t k = 0; k < nics; ++k) {
-      const int64_t leaf = p.rail ? (s / p.hosts_per_leaf) * nics + k : s / p.hosts_per_leaf;
+      const int64_t leaf = p.rail ? (s / p.servers_per_leaf) * nics + k : s / p.servers_per_leaf;
       g.add_link(g.hosts[s * nics + k], leaves[leaf], p.host_link.rate, p.host_link.effective_delay());
     }
   }

@@ -1,7 +1,10 @@
 // Explicit flows from a CSV file with the header `src,dst,size,start,priority,operation`, e.g.
 //   0,5,1MB,10us,3,write
+//   host0.nic1,host4.nic1,1MB,10us,3,write
+// An endpoint is its index (what outputs call a host) or its NIC's name.
 // Sizes and times take units; operation is write, read (src reads size bytes from dst) or send (to a receive the
 // responder has posted).
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,7 +20,8 @@ struct FlowFileParams {
         Schema<FlowFileParams>("flows workload", "flows from a CSV file")
             .reserved("type", "flows")
             .add(&FlowFileParams::path, "path", "flows.csv",
-                 "CSV file (src,dst,size,start,priority,operation), relative to the scenario");
+                 "CSV file (src,dst,size,start,priority,operation; src and dst are endpoint indices or NIC "
+                 "names), relative to the scenario");
     return s;
   }
 };
@@ -27,9 +31,23 @@ std::string trim(const std::string& s) {
   const auto e = s.find_last_not_of(" \t\r");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
+
+int64_t parse_endpoint(const std::string& s, const std::vector<std::string>& names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == s) {
+      return static_cast<int64_t>(i);
+    }
+  }
+  if (!s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-')) {
+    return ParamTraits<int64_t>::parse(s);
+  }
+  throw UnitError{"no endpoint is named '" + s + "' (an index, or a NIC's name such as '" +
+                  (names.empty() ? std::string("host0") : names.back()) + "')"};
+}
 }  // namespace
 
-std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, uint32_t hosts) {
+std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, uint32_t hosts,
+                                    const std::vector<std::string>& names) {
   std::vector<FlowSpec> flows;
   std::string line;
   int lineno = 0;
@@ -58,9 +76,9 @@ std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, u
     FlowSpec f;
     const char* col = "src";
     try {
-      const int64_t src = ParamTraits<int64_t>::parse(cols[0]);
+      const int64_t src = parse_endpoint(cols[0], names);
       col = "dst";
-      const int64_t dst = ParamTraits<int64_t>::parse(cols[1]);
+      const int64_t dst = parse_endpoint(cols[1], names);
       for (int64_t h : {src, dst}) {
         if (h < 0 || h >= hosts) {
           throw UnitError{"host " + std::to_string(h) + " does not exist (0.." + std::to_string(hosts - 1) + ")"};
@@ -105,7 +123,7 @@ WorkloadFlows generate_flow_file(const YAML::Node& n, const ParseCtx& ctx, const
   const FlowFileParams p = FlowFileParams::schema().parse(n, ctx, path);
   InputFile f = open_input(p.path, wc.base_dir, ctx, n["path"], path + ".path");
   WorkloadFlows out;
-  out.flows = read_flow_csv(f.in, f.path, wc.hosts);
+  out.flows = read_flow_csv(f.in, f.path, wc.hosts, wc.endpoint_names);
   out.resolved = FlowFileParams::schema().dump(p);
   return out;
 }

@@ -25,6 +25,7 @@ struct WorkloadContext {
   std::vector<Rate> host_rate;                     // each host's link rate (for loads)
   std::vector<int> node_host;                      // topology node index -> host index, -1 for switches
   std::vector<std::vector<uint32_t>> server_nics;  // per server: its NICs' host indices, NIC 0 first
+  std::vector<std::string> endpoint_names;         // per host: its NIC's node name (`host3`, `host1.nic0`)
 };
 
 class Network;
@@ -73,7 +74,9 @@ std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& file,
 // Hosts named by a workload's `hosts` list (all hosts if empty), checked against the topology.
 std::vector<uint32_t> select_hosts(const std::vector<int64_t>& hosts, const YAML::Node& n, const ParseCtx& ctx,
                                    const std::string& path, const WorkloadContext& wc);
-// Reads a flow file (CSV with header `src,dst,size,start,priority,operation`); errors name the line.
-std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, uint32_t hosts);
+// Reads a flow file (CSV with header `src,dst,size,start,priority,operation`); errors name the line. An endpoint
+// is its index or, when `names` are given, its NIC's name.
+std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, uint32_t hosts,
+                                    const std::vector<std::string>& names = {});
 
 }  // namespace rocesim
