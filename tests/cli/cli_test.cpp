@@ -147,6 +147,30 @@ TEST(Cli, CheckExitsZeroWhenCleanOneOnCyclesOrFindingsTwoOnBadInput) {
   EXPECT_EQ(sh("check /nonexistent.yaml").status, 2);
 }
 
+TEST(Cli, TopologyShowsTheFabricAndWritesThePortMap) {
+  const std::string src = ROCESIM_SOURCE_DIR;
+  const auto d = tmpdir("topology");
+  Result r = sh("topology " + src + "/scenarios/incast.yaml --ports-csv " + (d / "ports.csv").string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("leaf-spine: 4 switches in 2 tiers, 16 servers, 16 NICs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lossless         priorities 3;"), std::string::npos) << r.out;
+  const std::string csv = slurp(d / "ports.csv");
+  // 2 leaves x (8 hosts + 2 spines) + 2 spines x 2 leaves, and the header.
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 20 + 4) << csv;
+  r = sh("topology --json " + src + "/scenarios/incast.yaml --set topology.nics_per_host=2 --set topology.rail=true");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["rail_optimised"].get<bool>());
+  EXPECT_EQ(sh("topology " + src + "/scenarios/incast.yaml --set topology.hosts_per_leaf=4").status, 2);
+  std::filesystem::remove_all(d);
+}
+
+TEST(Cli, PlotRunsThePlotScriptFromAnyFolder) {
+  const Result r = sh("plot --help");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("fct_cdf.png"), std::string::npos) << r.out;
+  EXPECT_EQ(sh("plot /nonexistent").status, 2);
+}
+
 TEST(Cli, PauseStormRunComparesWithTheRunWithoutTheFaultAndWritesVictims) {
   const auto d = tmpdir("storm");
   const Result r =

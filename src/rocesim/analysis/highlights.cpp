@@ -7,6 +7,7 @@
 
 #include "rocesim/analysis/pause_spread.hpp"
 #include "rocesim/analysis/results.hpp"
+#include "rocesim/analysis/table_text.hpp"
 
 namespace rocesim {
 namespace {
@@ -14,26 +15,6 @@ namespace {
 constexpr size_t kShown = 3;
 
 nlohmann::json or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
-
-std::string size_text(double bytes) {
-  if (bytes >= 1e9) {
-    return fmt::format("{:.2f} GB", bytes / 1e9);
-  }
-  if (bytes >= 1e6) {
-    return fmt::format("{:.2f} MB", bytes / 1e6);
-  }
-  if (bytes >= 1e3) {
-    return fmt::format("{:.1f} KB", bytes / 1e3);
-  }
-  return fmt::format("{:.0f} B", bytes);
-}
-
-std::string time_text(double ns) {
-  if (ns >= 1e6) {
-    return fmt::format("{:.3f} ms", ns / 1e6);
-  }
-  return fmt::format("{:.3f} us", ns / 1e3);
-}
 
 // The first `kShown` of `v` by `key`, largest first (ties: the order given, which is the network's).
 template <typename T, typename K>

@@ -3,11 +3,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "rocesim/analysis/fabric_report.hpp"
 #include "rocesim/analysis/pause_spread.hpp"
 #include "rocesim/analysis/results.hpp"
 #include "rocesim/check/check.hpp"
@@ -155,7 +158,10 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     }
     fmt::print("  results          {}/summary.json, flows.csv, ports.csv, nics.csv, fct_buckets.csv{}\n", out_dir,
                extra);
-    fmt::print("  plots            /usr/bin/python3 tools/plot.py {}   (PNGs in {}/plots)\n", out_dir, out_dir);
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::string abs_out = std::filesystem::absolute(out_dir).lexically_normal().string();
+    fmt::print("  plots            {} plot {}   (PNGs in {}/plots)\n", ec ? "rocesim" : exe.string(), abs_out, abs_out);
   }
   return 0;
 }
@@ -185,6 +191,14 @@ int cmd_import_hpcc(const std::string& config, const std::string& out) {
   return 0;
 }
 
+// Writes one file whole (a temporary, renamed into place).
+void write_whole(const std::string& path, const std::string& text) {
+  const auto dir = std::filesystem::path(path).parent_path();
+  ResultWriter w(dir.empty() ? "." : dir.string());
+  w.stage(std::filesystem::path(path).filename().string(), text);
+  w.commit();
+}
+
 // Writes the flows a scenario's workloads generate, as rocesim flow CSV or as an HPCC simulator flow file.
 int cmd_flows(const std::string& path, const std::string& out, const std::string& format, double offset_s,
               const std::vector<std::string>& sets) {
@@ -211,10 +225,7 @@ int cmd_flows(const std::string& path, const std::string& out, const std::string
                           f.spec.priority, to_string(f.spec.op));
     }
   }
-  const auto dir = std::filesystem::path(out).parent_path();
-  ResultWriter w(dir.empty() ? "." : dir.string());
-  w.stage(std::filesystem::path(out).filename().string(), text);
-  w.commit();
+  write_whole(out, text);
   fmt::print("{}: {} flows\n", out, flows.size());
   return 0;
 }
@@ -236,6 +247,50 @@ int cmd_check(const std::string& path, const std::vector<std::string>& sets, int
     fmt::print("{}", check_text(r, sc.file));
   }
   return r.clean() ? 0 : 1;
+}
+
+// The fabric a scenario builds, without running it; `ports_csv` (if given) gets the port map.
+int cmd_topology(const std::string& path, const std::vector<std::string>& sets, bool json,
+                 const std::string& ports_csv) {
+  const Scenario sc = load(path, sets, std::nullopt);
+  Simulator sim(static_cast<uint64_t>(sc.top.seed));
+  const Network net(sim, sc.graph, sc.sw, sc.nic, *sc.cc, sc.file);
+  const nlohmann::json j = fabric_json(net, sc.sw);
+  if (!ports_csv.empty()) {
+    write_whole(ports_csv, port_map_csv(net));
+  }
+  if (json) {
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{}", fabric_table(j));
+  }
+  return 0;
+}
+
+// Where plot.py is: installed beside the program (PREFIX/share/rocesim), else in the source tree it was built from.
+std::filesystem::path plot_script() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = exe.parent_path().parent_path() / "share" / "rocesim" / "plot.py";
+    if (std::filesystem::exists(installed)) {
+      return installed;
+    }
+  }
+  return std::filesystem::path(ROCESIM_TOOLS_DIR) / "plot.py";
+}
+
+// `rocesim plot DIR...`: runs plot.py with the arguments (its exit status is this command's).
+int cmd_plot(const std::vector<std::string>& args) {
+  const std::string script = plot_script().string();
+  std::vector<char*> argv{const_cast<char*>("/usr/bin/python3"), const_cast<char*>(script.c_str())};
+  for (const std::string& a : args) {
+    argv.push_back(const_cast<char*>(a.c_str()));
+  }
+  argv.push_back(nullptr);
+  execv(argv[0], argv.data());
+  fmt::print(stderr, "rocesim: failed: cannot run /usr/bin/python3 {}: {}\n", script, std::strerror(errno));
+  return 1;
 }
 
 int cmd_params(const std::string& component, bool markdown) {
@@ -332,6 +387,21 @@ int main(int argc, char** argv) {
   flows_cmd->add_option("--offset", flows_offset, "seconds added to start times (hpcc; that simulator starts at 2 s)");
   flows_cmd->add_option("--set", sets, "override a parameter");
 
+  bool topology_json = false;
+  std::string topology_ports;
+  auto* topology = app.add_subcommand(
+      "topology", "show the fabric a scenario builds: tiers, ports, oversubscription, rails, PFC headroom, buffers");
+  topology->add_option("scenario", scenario, "scenario file (YAML)")->required();
+  topology->add_flag("--json", topology_json, "print the report as JSON");
+  topology->add_option("--ports-csv", topology_ports,
+                       "also write the port map (switch, tier, port, peer, rate, delay, headroom) to this file");
+  topology->add_option("--set", sets, "override a parameter");
+
+  auto* plot = app.add_subcommand(
+      "plot", "draw result folders as PNGs: rocesim plot DIR [DIR ...] [-o OUT] (tools/plot.py; --help lists them)");
+  plot->prefix_command();  // every argument goes to plot.py
+  plot->set_help_flag();   // plot.py answers --help
+
   auto* params = app.add_subcommand("params", "list every parameter with its default and doc");
   params->add_option("component", component, "only keys that start with this, e.g. switch.ecn");
   params->add_flag("--markdown", markdown, "print docs/scenario-reference.md");
@@ -363,6 +433,12 @@ int main(int argc, char** argv) {
     }
     if (*check) {
       return cmd_check(scenario, sets, check_failures, check_json_out);
+    }
+    if (*topology) {
+      return cmd_topology(scenario, sets, topology_json, topology_ports);
+    }
+    if (*plot) {
+      return cmd_plot(plot->remaining());
     }
     if (*params) {
       return cmd_params(component, markdown);

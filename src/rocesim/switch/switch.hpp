@@ -132,6 +132,8 @@ class Switch final : public Node {
   PortPrioCounters counters(uint16_t port, int prio) const;
   const PauseState& pause_state(uint16_t port) const { return pause_states_[port]; }
   Bytes headroom(uint16_t port) const { return Bytes(ports_[port].headroom); }
+  // The shared pool: the buffer less every port's reserves and headroom.
+  Bytes shared_pool() const { return Bytes(mmu_.shared_pool()); }
   int64_t queued_bytes(uint16_t port, int prio) const { return ports_[port].out[prio].qbytes; }
   int64_t sent_packets(uint16_t port, int prio) const { return ports_[port].out[prio].tx_packets; }
   // Whether this port has asked its upstream to pause `prio` (its ingress group is in XOFF).

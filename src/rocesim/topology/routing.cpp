@@ -1,6 +1,9 @@
 #include "rocesim/topology/routing.hpp"
 
+#include <cctype>
 #include <deque>
+#include <optional>
+#include <string>
 
 namespace rocesim {
 
@@ -59,6 +62,43 @@ std::vector<int> levels(const TopologyGraph& g) {
     }
   }
   return level;
+}
+
+Tiers switch_tiers(const TopologyGraph& g) {
+  Tiers t;
+  const std::vector<int> level = levels(g);
+  t.of_node.assign(g.nodes.size(), -1);
+  std::vector<std::optional<std::string>> prefix;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (g.nodes[n].is_nic() || level[n] < 1) {
+      continue;
+    }
+    const int tier = level[n] - 1;
+    t.of_node[n] = tier;
+    if (prefix.size() <= static_cast<size_t>(tier)) {
+      prefix.resize(tier + 1);
+    }
+    const std::string& name = g.nodes[n].name;
+    size_t len = 0;
+    while (len < name.size() && std::isalpha(static_cast<unsigned char>(name[len]))) {
+      ++len;
+    }
+    std::string mine = name.substr(0, len);
+    if (!prefix[tier]) {
+      prefix[tier] = mine;
+    } else {  // keep what every name so far shares
+      size_t k = 0;
+      while (k < prefix[tier]->size() && k < mine.size() && (*prefix[tier])[k] == mine[k]) {
+        ++k;
+      }
+      prefix[tier]->resize(k);
+    }
+  }
+  for (size_t tier = 0; tier < prefix.size(); ++tier) {
+    const bool named = prefix[tier] && !prefix[tier]->empty();
+    t.names.push_back(named ? *prefix[tier] : "tier" + std::to_string(tier + 1));
+  }
+  return t;
 }
 
 }  // namespace rocesim

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "rocesim/topology/topology.hpp"
@@ -27,6 +28,14 @@ void distances_to(const TopologyGraph& g, const Adjacency& adj, int target, std:
 // Per node, its level: hops from the nearest NIC over every link (NICs 0, a leaf 1, a spine 2; -1 for a node no NIC
 // reaches). Up-down routing and Tagger's bounces (switch/tagger.hpp) are relative to it.
 std::vector<int> levels(const TopologyGraph& g);
+
+// The switches' tiers: tier t holds the switches of level t + 1, named by the prefix of letters their names share
+// ("leaf", "spine"; a fat-tree's "edge", "agg", "core"), or "tier<t+1>" if they share none.
+struct Tiers {
+  std::vector<int> of_node;        // per node: its tier, -1 for a NIC or a node no NIC reaches
+  std::vector<std::string> names;  // per tier
+};
+Tiers switch_tiers(const TopologyGraph& g);
 
 // Whether the arc from `node` (at distance dist[node] > 0 from `target`) is one of its ECMP next hops: one hop
 // closer, and not through another NIC.
