@@ -7,7 +7,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "rocesim/analysis/table_text.hpp"
+#include "rocesim/core/text.hpp"
 #include "rocesim/topology/routing.hpp"
 
 namespace rocesim {

@@ -7,7 +7,7 @@
 
 #include "rocesim/analysis/pause_spread.hpp"
 #include "rocesim/analysis/results.hpp"
-#include "rocesim/analysis/table_text.hpp"
+#include "rocesim/core/text.hpp"
 
 namespace rocesim {
 namespace {

@@ -39,6 +39,7 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["wall_time_s"] = info.wall_time_s;
   j["events"] = s.sim().events();
   j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.sim().events()) / info.wall_time_s : 0.0;
+  j["warnings"] = s.warnings();
   int64_t completed = 0, failed = 0, retx = 0, timeouts = 0, naks = 0, rnr = 0;
   const Time warmup = s.scenario().output.warmup;
   std::vector<double> sd;

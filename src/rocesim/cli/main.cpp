@@ -77,9 +77,16 @@ class Progress {
   bool shown_ = false;
 };
 
+void print_warnings(const Simulation& s) {
+  for (const std::string& w : s.warnings()) {
+    fmt::print(stderr, "rocesim: warning: {}\n", w);
+  }
+}
+
 int cmd_run(const std::string& path, const std::string& hpcc_config, const std::string& out_dir,
             const std::vector<std::string>& sets, std::optional<int64_t> seed, bool quiet) {
   Simulation s(hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed));
+  print_warnings(s);
   Progress progress(!quiet && isatty(STDERR_FILENO));
   std::function<void(const RunProgress&)> cb;
   if (progress.enabled()) {
@@ -232,6 +239,7 @@ int cmd_flows(const std::string& path, const std::string& out, const std::string
 
 int cmd_validate(const std::string& path, const std::vector<std::string>& sets) {
   Simulation s(load(path, sets, std::nullopt));
+  print_warnings(s);
   fmt::print("{}: valid ({} hosts, {} switches, {} flows)\n", path, s.net().num_hosts(), s.net().switches().size(),
              s.net().flows().size());
   return 0;

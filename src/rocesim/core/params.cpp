@@ -87,6 +87,19 @@ std::vector<int64_t> ParamTraits<std::vector<int64_t>>::parse(const std::string&
   return out;
 }
 
+CountOrList ParamTraits<CountOrList>::parse(const std::string& s) {
+  CountOrList v;
+  if (!s.empty() && s.front() == '[') {
+    v.list = ParamTraits<std::vector<int64_t>>::parse(s);
+    if (v.list.empty()) {
+      throw UnitError{"an empty list"};
+    }
+  } else {
+    v.count = ParamTraits<int64_t>::parse(s);
+  }
+  return v;
+}
+
 std::vector<Bytes> ParamTraits<std::vector<Bytes>>::parse(const std::string& s) {
   std::vector<Bytes> out;
   for (const auto& item : list_items(s)) {

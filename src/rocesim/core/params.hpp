@@ -114,6 +114,25 @@ struct ParamTraits<std::vector<Bytes>> {
   static std::string text(const std::vector<Bytes>& v);
 };
 
+// A number of things, or the list of them (`senders: 8` or `senders: [1, 5, 9]`).
+struct CountOrList {
+  int64_t count = 0;          // when `list` is empty
+  std::vector<int64_t> list;  // the items, if given
+  bool is_list() const { return !list.empty(); }
+};
+template <>
+struct ParamTraits<CountOrList> {
+  static constexpr const char* type = "integer or list of integers";
+  static constexpr const char* unit = "";
+  static CountOrList parse(const std::string& s);  // "8", or "[3, 4]"
+  static nlohmann::json dump(const CountOrList& v) {
+    return v.is_list() ? nlohmann::json(v.list) : nlohmann::json(v.count);
+  }
+  static std::string text(const CountOrList& v) {
+    return v.is_list() ? ParamTraits<std::vector<int64_t>>::text(v.list) : std::to_string(v.count);
+  }
+};
+
 // Reads a value of type V from a YAML node; throws InputError naming `key`.
 template <class V>
 V read_value(const YAML::Node& n, const ParseCtx& ctx, const std::string& key) {
@@ -128,6 +147,16 @@ V read_value(const YAML::Node& n, const ParseCtx& ctx, const std::string& key) {
           out.push_back(ParamTraits<typename V::value_type>::parse(item.Scalar()));
         }
         return out;
+      }
+    }
+    if constexpr (std::is_same_v<V, CountOrList>) {
+      if (n.IsSequence()) {
+        CountOrList v;
+        v.list = read_value<std::vector<int64_t>>(n, ctx, key);
+        if (v.list.empty()) {
+          throw UnitError{"an empty list"};
+        }
+        return v;
       }
     }
     if (!n.IsScalar()) {

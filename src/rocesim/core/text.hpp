@@ -1,5 +1,8 @@
-// Reading the line-oriented text files users bring (topologies, flow lists, CDFs, the HPCC simulator's files).
+// Text: reading the line-oriented files users bring (topologies, flow lists, CDFs, the HPCC simulator's files),
+// and how tables and messages write sizes and times (a few digits in the largest unit that fits).
 #pragma once
+
+#include <fmt/format.h>
 
 #include <istream>
 #include <string>
@@ -21,6 +24,26 @@ inline bool next_content_line(std::istream& in, std::string& line, int& lineno, 
     }
   }
   return false;
+}
+
+inline std::string size_text(double bytes) {
+  if (bytes >= 1e9) {
+    return fmt::format("{:.2f} GB", bytes / 1e9);
+  }
+  if (bytes >= 1e6) {
+    return fmt::format("{:.2f} MB", bytes / 1e6);
+  }
+  if (bytes >= 1e3) {
+    return fmt::format("{:.1f} KB", bytes / 1e3);
+  }
+  return fmt::format("{:.0f} B", bytes);
+}
+
+inline std::string time_text(double ns) {
+  if (ns >= 1e6) {
+    return fmt::format("{:.3f} ms", ns / 1e6);
+  }
+  return fmt::format("{:.3f} us", ns / 1e3);
 }
 
 }  // namespace rocesim

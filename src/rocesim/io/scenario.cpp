@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "rocesim/switch/presets.hpp"
+#include "rocesim/workload/offered_load.hpp"
 #include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
@@ -230,6 +231,10 @@ void Simulation::build() {
       workloads.push_back(w.resolved);
       workload_flows_.push_back(w.flows.size());
     }
+  }
+  warnings_ = sc_.graph.warnings;
+  for (std::string& w : overload_warnings(*net_, sc_.top.stop)) {
+    warnings_.push_back(sc_.file + ": " + w);
   }
   if (sc_.capture) {
     capture_ = std::make_unique<Capture>(*sc_.capture, *net_, sc_.file);

@@ -89,6 +89,10 @@ class Simulation {
   const std::vector<std::shared_ptr<WorkloadReport>>& reports() const { return reports_; }
   // Flows each workload created.
   const std::vector<size_t>& workload_flow_counts() const { return workload_flows_; }
+  // What the scenario asks for that is probably not what its author meant, found while building it (a receiver
+  // offered more than its link rate, inputs a topology builder cannot honour). The command line prints them;
+  // summary.json lists them.
+  const std::vector<std::string>& warnings() const { return warnings_; }
   // Runs to the stop time or until every flow has finished. Returns the wall time in seconds.
   double run(const std::function<void(const RunProgress&)>& progress = {});
 
@@ -103,6 +107,7 @@ class Simulation {
   std::unique_ptr<DeadlockDetector> deadlock_;
   std::vector<size_t> workload_flows_;
   std::vector<std::shared_ptr<WorkloadReport>> reports_;
+  std::vector<std::string> warnings_;
   nlohmann::json resolved_;
 };
 
