@@ -130,6 +130,20 @@ TEST(Params, SwitchPresetsGiveDefaultsThatTheScenarioCanOverride) {
   EXPECT_NE(e.problem().find("did you mean 'nvidia-roce-lossless'"), std::string::npos);
 }
 
+TEST(Params, APresetRecordsTheKeysTheScenarioSetOverIt) {
+  const Scenario onyx =
+      parse_scenario(std::string(kMinimal) + "switch: {preset: nvidia-roce-lossless, ecn: {kmax: 2MB, kmin: 150KB}}\n",
+                     "t.yaml", ".", {});
+  ASSERT_TRUE(onyx.preset);
+  EXPECT_EQ(onyx.preset->name, "nvidia-roce-lossless");
+  ASSERT_EQ(onyx.preset->overrides.size(), 1u);  // kmin equals the preset's: no override
+  EXPECT_EQ(onyx.preset->overrides[0].key, "switch.ecn.kmax");
+  EXPECT_EQ(onyx.preset->overrides[0].value, "2MB");
+  EXPECT_EQ(onyx.preset->overrides[0].preset_value, "1500KB");
+  const Scenario plain = parse_scenario(std::string(kMinimal) + "switch: {buffer: 4MB}\n", "t.yaml", ".", {});
+  EXPECT_FALSE(plain.preset);
+}
+
 TEST(Params, CcPresetsCarryTheirDefaults) {
   const Scenario nvidia = parse_scenario(std::string(kMinimal) + "nic: {cc: dcqcn}\n", "t.yaml", ".", {});
   const Scenario paper = parse_scenario(std::string(kMinimal) + "nic: {cc: dcqcn-paper}\n", "t.yaml", ".", {});

@@ -82,6 +82,18 @@ std::string rates(const std::set<int64_t>& bps) {
 
 }  // namespace
 
+std::vector<int> tier_of_switches(const Network& net, const Tiers& tiers) {
+  std::unordered_map<std::string, int> node_of;
+  for (size_t n = 0; n < net.graph().nodes.size(); ++n) {
+    node_of[net.graph().nodes[n].name] = static_cast<int>(n);
+  }
+  std::vector<int> out;
+  for (const auto& sw : net.switches()) {
+    out.push_back(tiers.of_node[node_of.at(sw->name())]);
+  }
+  return out;
+}
+
 nlohmann::json fabric_json(const Network& net, const SwitchParams& sw) {
   const Tiers tiers = switch_tiers(net.graph());
   const std::vector<PortView> ports = port_views(net, tiers);

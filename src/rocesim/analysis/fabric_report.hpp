@@ -7,8 +7,12 @@
 #include <string>
 
 #include "rocesim/cluster/network.hpp"
+#include "rocesim/topology/routing.hpp"
 
 namespace rocesim {
+
+// Per switch of `net` (in its order), the tier (an index into `tiers.names`).
+std::vector<int> tier_of_switches(const Network& net, const Tiers& tiers);
 
 // The report as JSON (`--json`). `sw` is the scenario's switch section (lossless priorities, headroom mode).
 nlohmann::json fabric_json(const Network& net, const SwitchParams& sw);

@@ -9,6 +9,7 @@
 #include "rocesim/analysis/highlights.hpp"
 #include "rocesim/analysis/output_params.hpp"
 #include "rocesim/analysis/pause_spread.hpp"
+#include "rocesim/analysis/pfc_rollup.hpp"
 
 namespace rocesim {
 
@@ -40,6 +41,13 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["events"] = s.sim().events();
   j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.sim().events()) / info.wall_time_s : 0.0;
   j["warnings"] = s.warnings();
+  if (const auto& preset = s.scenario().preset) {
+    nlohmann::json over = nlohmann::json::array();
+    for (const PresetUse::Override& o : preset->overrides) {
+      over.push_back({{"key", o.key}, {"value", o.value}, {"preset_value", o.preset_value}});
+    }
+    j["switch_preset"] = {{"name", preset->name}, {"overridden", over}};
+  }
   int64_t completed = 0, failed = 0, retx = 0, timeouts = 0, naks = 0, rnr = 0;
   const Time warmup = s.scenario().output.warmup;
   std::vector<double> sd;
@@ -112,6 +120,9 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["packet_hops_per_s"] = info.wall_time_s > 0 ? static_cast<double>(hops) / info.wall_time_s : 0.0;
   j["drops"] = {{"total", drops}, {"lossless", lossless_drops}, {"by_reason", by_reason}};
   j["pfc"] = {{"pause_frames", pause_frames}, {"resume_frames", resume_frames}};
+  const nlohmann::json rollup = pfc_rollup_json(net, s.sim().now());
+  j["pfc_by_tier"] = rollup["by_tier"];
+  j["pfc_by_rail"] = rollup["by_rail"];
   const std::vector<uint32_t> faulty = faulty_endpoints(s);
   nlohmann::json spread = nlohmann::json::array();
   for (const FabricEvent& e : s.scenario().events) {
@@ -393,6 +404,12 @@ std::string summary_table(const nlohmann::json& s) {
   std::string t;
   t += fmt::format("  simulated        {:.3f} ms in {:.2f} s wall ({} events)\n", s["sim_time_ns"].get<double>() / 1e6,
                    s["wall_time_s"].get<double>(), num(s["events"]));
+  if (s.contains("switch_preset")) {
+    const size_t over = s["switch_preset"]["overridden"].size();
+    t += fmt::format(
+        "  switch preset    {}{}\n", s["switch_preset"]["name"].get<std::string>(),
+        over ? fmt::format(", {} of its keys set by the scenario (summary.json: switch_preset)", over) : "");
+  }
   t += fmt::format("  flows            {} completed of {}{}\n", num(s["flows"]["completed"]), num(s["flows"]["total"]),
                    s["flows"]["failed"].get<int64_t>() > 0 ? ", " + num(s["flows"]["failed"]) + " failed" : "");
   t += highlights_table(s);
@@ -400,6 +417,7 @@ std::string summary_table(const nlohmann::json& s) {
                    num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
   t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),
                    num(s["pfc"]["resume_frames"]));
+  t += pfc_rollup_table(s);
   if (s.contains("pause_spread")) {
     for (const auto& p : s["pause_spread"]) {
       t += fmt::format("  pause spread     from {} (priority {}): {} ports and NICs paused, up to {} hops away\n",

@@ -1,5 +1,7 @@
 #include "rocesim/io/scenario.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -146,7 +148,7 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
     sc.top.seed = *seed_override;
   }
   YAML::Node sw = root["switch"];
-  apply_switch_preset(sw, ctx);
+  sc.preset = apply_switch_preset(sw, ctx);
   sc.sw = SwitchParams::schema().parse(sw, ctx, "switch");
   const YAML::Node nic = root["nic"];
   sc.nic = NicParams::schema().parse(nic, ctx, "nic");
@@ -233,6 +235,12 @@ void Simulation::build() {
     }
   }
   warnings_ = sc_.graph.warnings;
+  if (sc_.preset) {
+    for (const PresetUse::Override& o : sc_.preset->overrides) {
+      warnings_.push_back(fmt::format("{}: {} is {}, not switch.preset {}'s {}: the scenario's value applies", sc_.file,
+                                      o.key, o.value, sc_.preset->name, o.preset_value));
+    }
+  }
   for (std::string& w : overload_warnings(*net_, sc_.top.stop)) {
     warnings_.push_back(sc_.file + ": " + w);
   }
@@ -249,6 +257,9 @@ void Simulation::build() {
   resolved_ = ScenarioParams::schema().dump(sc_.top);
   resolved_["topology"] = sc_.graph.resolved;
   resolved_["switch"] = SwitchParams::schema().dump(sc_.sw);
+  if (sc_.preset) {  // the values above already hold the preset's; summary.json says which keys overrode it
+    resolved_["switch"]["preset"] = sc_.preset->name;
+  }
   resolved_["nic"] = NicParams::schema().dump(sc_.nic);
   resolved_["nic"]["cc"] = sc_.cc->dump();
   resolved_["workload"] = workloads;

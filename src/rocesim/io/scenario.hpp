@@ -17,6 +17,7 @@
 #include "rocesim/core/simulator.hpp"
 #include "rocesim/io/capture.hpp"
 #include "rocesim/nic/nic.hpp"
+#include "rocesim/switch/presets.hpp"
 #include "rocesim/switch/switch.hpp"
 #include "rocesim/topology/topology.hpp"
 #include "rocesim/workload/workload.hpp"
@@ -49,6 +50,7 @@ struct Scenario {
   std::optional<CaptureParams> capture;
   OutputParams output;
   std::vector<std::string> overrides;  // the --set assignments applied
+  std::optional<PresetUse> preset;     // switch.preset, and the keys the scenario set over it
 };
 
 // An error in a value that came from --set names `--set`, not a line of the scenario file.

@@ -98,6 +98,7 @@ uint8_t Node::apply_pfc(PauseState& ps, uint16_t port, const Packet& frame, Rate
           ps.end_pause(prio, ps.until[prio]);
         }
         ps.since[prio] = now + response;
+        ps.first_paused = std::min(ps.first_paused, ps.since[prio]);
       }
       ps.set_until(prio, now + response + pause_time(pfc.pfc_quanta[prio], rate));
       sim_.at(ps.until[prio], this, kEvPauseEnd, PauseEndArg{port, static_cast<uint8_t>(prio)}.encode());

@@ -86,6 +86,7 @@ struct PauseState {
   std::array<int64_t, 8> xoff_rcvd{};  // PFC frames received with quanta > 0
   std::array<int64_t, 8> xon_rcvd{};   // PFC frames received with quanta 0
   uint8_t ignored = 0;                 // priorities whose pauses a PFC watchdog ignores (storm mode, forward)
+  Time first_paused = Time::max();     // when a pause of any priority first took effect (for outputs)
 
   bool paused(int prio, Time now) const { return until[prio] > now && since[prio] <= now; }
   // The priorities a sender must hold back now (pauses a watchdog ignores do not count).

@@ -29,21 +29,37 @@ ets: {strict: [6], weights: [40, 30, 1, 25, 5, 1, 1, 1]}
   return all;
 }
 
-// Copies the preset's keys into `node` where the user has not set them (nested mappings merge key by key).
-static void merge_defaults(YAML::Node node, const YAML::Node& defaults) {
+namespace {
+// A value as the scenario wrote it, on one line (flow style for lists and mappings).
+std::string text_of(const YAML::Node& n) {
+  if (n.IsScalar()) {
+    return n.Scalar();
+  }
+  YAML::Emitter e;
+  e << YAML::Flow << n;
+  return e.c_str();
+}
+
+// Copies the preset's keys into `node` where the user has not set them (nested mappings merge key by key); a
+// key the user set, with a value other than the preset's, goes to `overrides`.
+void merge_defaults(YAML::Node node, const YAML::Node& defaults, const std::string& path,
+                    std::vector<PresetUse::Override>& overrides) {
   for (const auto& kv : defaults) {
     const std::string key = kv.first.Scalar();
     if (!node[key]) {
       node[key] = YAML::Clone(kv.second);
     } else if (node[key].IsMap() && kv.second.IsMap()) {
-      merge_defaults(node[key], kv.second);
+      merge_defaults(node[key], kv.second, path + "." + key, overrides);
+    } else if (text_of(node[key]) != text_of(kv.second)) {
+      overrides.push_back({path + "." + key, text_of(node[key]), text_of(kv.second)});
     }
   }
 }
+}  // namespace
 
-void apply_switch_preset(YAML::Node& sw, const ParseCtx& ctx) {
+std::optional<PresetUse> apply_switch_preset(YAML::Node& sw, const ParseCtx& ctx) {
   if (!sw.IsMap() || !sw["preset"]) {
-    return;
+    return std::nullopt;
   }
   std::vector<std::string> names;
   for (const auto& p : switch_presets()) {
@@ -53,11 +69,13 @@ void apply_switch_preset(YAML::Node& sw, const ParseCtx& ctx) {
   if (auto err = one_of(names)(name)) {
     throw InputError(ctx.file, line_of(sw["preset"]), "switch.preset", *err);
   }
+  PresetUse use{name, {}};
   for (const auto& p : switch_presets()) {
     if (p.name == name) {
-      merge_defaults(sw, YAML::Load(p.yaml));
+      merge_defaults(sw, YAML::Load(p.yaml), "switch", use.overrides);
     }
   }
+  return use;
 }
 
 }  // namespace rocesim
