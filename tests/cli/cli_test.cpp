@@ -164,6 +164,25 @@ TEST(Cli, TopologyShowsTheFabricAndWritesThePortMap) {
   std::filesystem::remove_all(d);
 }
 
+TEST(Cli, ARunRemovesTheOutputsOfAnEarlierRunItDidNotRewrite) {
+  const std::string src = ROCESIM_SOURCE_DIR;
+  const auto d = tmpdir("stale");
+  const std::string base = "run -q " + src + "/scenarios/incast.yaml --set stop=50us -o " + d.string();
+  ASSERT_EQ(sh(base + " --set 'capture={hosts: [0], file: link0.pcapng}'").status, 0);
+  ASSERT_TRUE(std::filesystem::exists(d / "link0.pcapng"));
+  std::ofstream(d / "notes.txt") << "mine\n";
+  // Without the capture: its file (named in the old summary.json's files) goes; the user's own file stays.
+  ASSERT_EQ(sh(base).status, 0);
+  EXPECT_FALSE(std::filesystem::exists(d / "link0.pcapng"));
+  EXPECT_TRUE(std::filesystem::exists(d / "notes.txt"));
+  const auto files = nlohmann::json::parse(slurp(d / "summary.json"))["files"];
+  EXPECT_EQ(files, nlohmann::json({"flows.csv", "ports.csv", "nics.csv", "fct_buckets.csv", "summary.json"}));
+  // Bad input writes nothing and removes nothing.
+  EXPECT_EQ(sh(base + " --set switch.ecn.kmni=1KB").status, 2);
+  EXPECT_TRUE(std::filesystem::exists(d / "flows.csv"));
+  std::filesystem::remove_all(d);
+}
+
 TEST(Cli, PlotRunsThePlotScriptFromAnyFolder) {
   const Result r = sh("plot --help");
   EXPECT_EQ(r.status, 0) << r.out;

@@ -159,6 +159,40 @@ TEST(Capture, SnapLengthKeepsHeadersAndTheTrueLength) {
   EXPECT_EQ(static_cast<uint8_t>(pcap[3]), 0xA1);
 }
 
+TEST(Capture, PcapngNamesTheLinkDirectionEachFrameWasSeenOn) {
+  ASSERT_NE(sh("command -v tshark"), "") << "tshark is needed (scripts/install-deps --test)";
+  auto s = run();
+  Capture& cap = *s->capture();
+  // Hosts 0 and 1, both directions: four link directions, so auto chooses pcapng.
+  EXPECT_EQ(cap.format(), "pcapng");
+  EXPECT_EQ(cap.file_name(), "capture.pcapng");
+  EXPECT_EQ(cap.interfaces(), (std::vector<std::string>{"host0 -> switch0:0", "switch0:0 -> host0",
+                                                        "host1 -> switch0:1", "switch0:1 -> host1"}));
+  const std::string file = "/tmp/rocesim_capture_" + std::to_string(getpid()) + ".pcapng";
+  std::ofstream(file, std::ios::binary) << cap.contents();
+  const std::string out =
+      sh("tshark -r " + file + " -T fields -E separator=, -e frame.interface_name -e frame.time_epoch");
+  std::istringstream in(out);
+  std::string line;
+  size_t i = 0;
+  std::set<std::string> seen;
+  while (std::getline(in, line)) {
+    ASSERT_LT(i, cap.frames().size());
+    const CapturedFrame& f = cap.frames()[i];
+    char ts[32];
+    std::snprintf(ts, sizeof ts, "0.%09lld", static_cast<long long>(f.ts.ps() / 1000));
+    EXPECT_EQ(line, cap.interfaces()[f.iface] + "," + ts) << "frame " << i + 1;
+    seen.insert(line.substr(0, line.find(',')));
+    ++i;
+  }
+  EXPECT_EQ(i, cap.frames().size());
+  EXPECT_EQ(seen.size(), 4u);  // every direction carried frames
+  std::remove(file.c_str());
+  // One link direction: a plain pcap, unless pcapng is asked for.
+  EXPECT_EQ(run({"capture.direction=tx", "capture.hosts=[1]"})->capture()->format(), "pcap");
+  EXPECT_EQ(run({"capture.direction=tx", "capture.hosts=[1]", "capture.format=pcapng"})->capture()->format(), "pcapng");
+}
+
 TEST(Capture, UnknownHostsAndPortsAreInputErrors) {
   EXPECT_THROW(run({"capture.hosts=[9]"}), InputError);
   EXPECT_THROW(run({"capture.hosts=[]", "capture.ports=switch0:99"}), InputError);

@@ -105,11 +105,10 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     baseline->run();
     info.baseline = &baseline->net();
   }
-  const nlohmann::json summary = summary_json(s, info);
+  nlohmann::json summary = summary_json(s, info);
   ResultWriter w(out_dir);
   w.stage("flows.csv", flows_csv(s.net()));
   w.stage("ports.csv", ports_csv(s.net(), s.sim().now()));
-  w.stage("summary.json", summary.dump(2) + "\n");
   w.stage("nics.csv", nics_csv(s.net(), s.sim().now()));
   w.stage("fct_buckets.csv", buckets_csv(slowdown_by_size(s.net(), parse_bucket_edges(s.scenario().output.buckets),
                                                           s.scenario().output.warmup)));
@@ -138,9 +137,18 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     report_names += ", " + name;
   }
   if (Capture* cap = s.capture()) {
-    w.stage(cap->params().file, cap->pcap());
+    w.stage(cap->file_name(), cap->contents());
   }
+  summary["files"] = w.names();  // what the next run into this folder removes if it does not rewrite it
+  summary["files"].push_back("summary.json");
+  w.stage("summary.json", summary.dump(2) + "\n");
+  const std::vector<std::string> previous = w.previous_outputs();
   w.commit();
+  for (const std::string& name : w.remove_stale(previous)) {
+    if (!quiet) {
+      fmt::print(stderr, "rocesim: removed {}/{} (an earlier run's, not written by this one)\n", out_dir, name);
+    }
+  }
   if (!quiet) {
     fmt::print("rocesim: {} ({})\n", s.scenario().top.name,
                !hpcc_config.empty() ? hpcc_config
@@ -155,7 +163,7 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
       extra += ", victims.csv";
     }
     if (s.capture()) {
-      extra += ", " + s.capture()->params().file;
+      extra += ", " + s.capture()->file_name();
     }
     for (const std::string& f :
          {s.scenario().output.hpcc.fct, s.scenario().output.hpcc.pfc, s.scenario().output.hpcc.qlen}) {

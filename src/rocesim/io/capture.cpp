@@ -8,7 +8,12 @@ namespace rocesim {
 const Schema<CaptureParams>& CaptureParams::schema() {
   static const Schema<CaptureParams> s = [] {
     Schema<CaptureParams> sc("capture", "packet capture to a pcap file");
-    sc.add(&CaptureParams::file, "file", "capture.pcap", "pcap file, written in the output folder")
+    sc.add(&CaptureParams::file, "file", "",
+           "file name in the output folder (empty: capture.pcap or capture.pcapng, by format)")
+        .add(&CaptureParams::format, "format", "auto",
+             "pcap, pcapng (one named interface per captured link direction), or auto: pcapng when more than "
+             "one link direction is captured",
+             one_of({"auto", "pcap", "pcapng"}))
         .add(&CaptureParams::hosts, "hosts", "[]", "capture the links of these hosts", {}, "host")
         .add(&CaptureParams::ports, "ports", "", "and of these switch ports, as switch:port, comma-separated", {},
              "name:port, ...")
@@ -26,7 +31,7 @@ const Schema<CaptureParams>& CaptureParams::schema() {
           if (p.stop <= p.start) {
             return std::make_pair("stop", "must be after start");
           }
-          if (p.file.empty() || p.file.find('/') != std::string::npos) {
+          if (p.file.find('/') != std::string::npos || p.file == "." || p.file == "..") {
             return std::make_pair("file", "a plain file name is needed (it goes in the output folder)");
           }
           return std::nullopt;
@@ -40,16 +45,16 @@ const Schema<CaptureParams>& CaptureParams::schema() {
 // of their last bit at the other end (rx: start + serialisation + propagation).
 class Capture::Tap final : public FrameTap {
  public:
-  Tap(Capture& c, uint32_t node, bool rx, Rate rate, Time delay)
-      : c_(c), node_(node), rx_(rx), rate_(rate), delay_(delay) {}
+  Tap(Capture& c, uint32_t node, uint32_t iface, bool rx, Rate rate, Time delay)
+      : c_(c), node_(node), iface_(iface), rx_(rx), rate_(rate), delay_(delay) {}
   void on_frame(Time start, const Packet& p) override {
     const Time ts = rx_ ? start + rate_.tx_time(Bytes(p.wire_bytes())) + delay_ : start;
-    c_.record(ts, p, node_);
+    c_.record(ts, p, node_, iface_);
   }
 
  private:
   Capture& c_;
-  uint32_t node_;
+  uint32_t node_, iface_;
   bool rx_;
   Rate rate_;
   Time delay_;
@@ -71,7 +76,12 @@ Capture::Capture(const CaptureParams& p, Network& net, const std::string& file) 
         return;  // this link direction is already captured
       }
     }
-    taps_.push_back(std::make_unique<Tap>(*this, switch_index(node), as_rx, link.rate, link.delay));
+    const auto end = [](const Node* n, uint16_t pt) {
+      return n->kind() == NodeKind::kSwitch ? n->name() + ":" + std::to_string(pt) : n->name();
+    };
+    ifaces_.push_back(end(node, port) + " -> " + end(link.peer, link.peer_port));
+    taps_.push_back(std::make_unique<Tap>(*this, switch_index(node), static_cast<uint32_t>(ifaces_.size() - 1), as_rx,
+                                          link.rate, link.delay));
     node->add_tap(port, taps_.back().get());
     attached_.push_back({node, port});
   };
@@ -105,7 +115,7 @@ Capture::~Capture() {
   }
 }
 
-void Capture::record(Time ts, const Packet& p, uint32_t node) {
+void Capture::record(Time ts, const Packet& p, uint32_t node, uint32_t iface) {
   if (ts < p_.start || ts >= p_.stop) {
     return;
   }
@@ -117,6 +127,7 @@ void Capture::record(Time ts, const Packet& p, uint32_t node) {
   }
   CapturedFrame f;
   f.ts = ts;
+  f.iface = iface;
   f.bytes = frame::build(p, ctx);
   f.orig_len = static_cast<uint32_t>(f.bytes.size());
   if (p_.snaplen > 0 && f.bytes.size() > static_cast<size_t>(p_.snaplen)) {
@@ -144,6 +155,83 @@ const std::vector<CapturedFrame>& Capture::frames() {
     sorted_ = true;
   }
   return frames_;
+}
+
+std::string Capture::format() const {
+  if (p_.format != "auto") {
+    return p_.format;
+  }
+  return ifaces_.size() > 1 ? "pcapng" : "pcap";
+}
+
+std::string Capture::file_name() const { return p_.file.empty() ? "capture." + format() : p_.file; }
+
+std::string Capture::pcapng() {
+  std::string out;
+  auto put32 = [&](uint32_t v) {
+    for (int k = 0; k < 4; ++k) {
+      out.push_back(static_cast<char>(v >> (8 * k)));  // little-endian, as the byte-order magic says
+    }
+  };
+  auto put16 = [&](uint16_t v) {
+    out.push_back(static_cast<char>(v));
+    out.push_back(static_cast<char>(v >> 8));
+  };
+  auto pad = [&] {
+    while (out.size() % 4) {
+      out.push_back(0);
+    }
+  };
+  // A block: type, total length, body, total length again; the length is patched once the body is written.
+  auto block = [&](uint32_t type, auto&& body) {
+    const size_t start = out.size();
+    put32(type);
+    put32(0);
+    body();
+    pad();
+    const auto len = static_cast<uint32_t>(out.size() - start + 4);
+    put32(len);
+    for (int k = 0; k < 4; ++k) {
+      out[start + 4 + k] = static_cast<char>(len >> (8 * k));
+    }
+  };
+  auto option = [&](uint16_t code, const std::string& value) {
+    put16(code);
+    put16(static_cast<uint16_t>(value.size()));
+    out += value;
+    pad();
+  };
+  block(0x0A0D0D0A, [&] {  // section header block
+    put32(0x1A2B3C4D);
+    put16(1);
+    put16(0);
+    put32(0xFFFFFFFF);  // section length: not given
+    put32(0xFFFFFFFF);
+    option(4, "rocesim " ROCESIM_VERSION);  // shb_userappl
+    put32(0);                               // opt_endofopt
+  });
+  for (const std::string& name : ifaces_) {
+    block(1, [&] {  // interface description block
+      put16(1);     // LINKTYPE_ETHERNET
+      put16(0);
+      put32(p_.snaplen > 0 ? static_cast<uint32_t>(p_.snaplen) : 0);  // 0: no limit
+      option(2, name);                                                // if_name
+      option(9, std::string(1, '\x09'));                              // if_tsresol: 10^-9 s
+      put32(0);
+    });
+  }
+  for (const auto& f : frames()) {
+    block(6, [&] {  // enhanced packet block
+      const auto ns = static_cast<uint64_t>(f.ts.ps() / 1000);
+      put32(f.iface);
+      put32(static_cast<uint32_t>(ns >> 32));
+      put32(static_cast<uint32_t>(ns));
+      put32(static_cast<uint32_t>(f.bytes.size()));
+      put32(f.orig_len);
+      out.append(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
+    });
+  }
+  return out;
 }
 
 std::string Capture::pcap() {

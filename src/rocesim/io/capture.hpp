@@ -1,5 +1,6 @@
 // Packet capture: the frames that cross chosen links, as byte-exact RoCEv2/CNP/PFC frames in a nanosecond pcap
-// file that Wireshark and tshark read. Configured by the scenario's `capture` section.
+// file, or a pcapng file with one named interface per captured link direction, that Wireshark and tshark read.
+// Configured by the scenario's `capture` section.
 #pragma once
 
 #include <memory>
@@ -13,7 +14,8 @@
 namespace rocesim {
 
 struct CaptureParams {
-  std::string file;
+  std::string file;            // empty: capture.pcap or capture.pcapng, by format
+  std::string format;          // pcap, pcapng, or auto: pcapng when more than one link direction is captured
   std::vector<int64_t> hosts;  // capture the links of these hosts
   std::string ports;           // and of these switch ports: "leaf0:0, spine1:2"
   std::string direction;       // tx, rx or both, as seen from the named host or port
@@ -25,6 +27,7 @@ struct CaptureParams {
 // One captured frame, with the simulator's own account of it (for checking a dissector against it).
 struct CapturedFrame {
   Time ts;
+  uint32_t iface = 0;  // the link direction it was seen on: an index into Capture::interfaces()
   uint32_t orig_len = 0;
   std::vector<uint8_t> bytes;  // the first snaplen bytes
   PacketKind kind = PacketKind::kData;
@@ -42,18 +45,28 @@ class Capture {
   Capture& operator=(const Capture&) = delete;
   // Captured frames in time order.
   const std::vector<CapturedFrame>& frames();
+  // The link directions captured, each named "sender -> receiver" (a switch port as switch:port).
+  const std::vector<std::string>& interfaces() const { return ifaces_; }
   // The capture as a pcap file (magic 0xA1B23C4D: nanosecond timestamps; LINKTYPE_ETHERNET).
   std::string pcap();
+  // The capture as a pcapng file: a section header, one interface description block per link direction (its
+  // name, nanosecond timestamps) and an enhanced packet block per frame (draft-ietf-opsawg-pcapng).
+  std::string pcapng();
+  // "pcap" or "pcapng", as capture.format resolves; the output file's name; and its contents.
+  std::string format() const;
+  std::string file_name() const;
+  std::string contents() { return format() == "pcapng" ? pcapng() : pcap(); }
   const CaptureParams& params() const { return p_; }
 
  private:
   class Tap;
-  void record(Time ts, const Packet& p, uint32_t node);
+  void record(Time ts, const Packet& p, uint32_t node, uint32_t iface);
   CaptureParams p_;
   Network& net_;
   std::vector<std::unique_ptr<Tap>> taps_;
   std::vector<std::pair<Node*, uint16_t>> attached_;
   std::vector<CapturedFrame> frames_;
+  std::vector<std::string> ifaces_;
   bool sorted_ = true;
 };
 
