@@ -90,6 +90,25 @@ TEST(Highlights, WarmupLeavesEarlierFlowsOutOfThePercentiles) {
   EXPECT_NE(summary_table(j).find("warm-up          1 flows started before 50.000 us"), std::string::npos);
 }
 
+TEST(Highlights, TheSummaryNamesThePresetAndWarnsOfTheKeysSetOverIt) {
+  auto s = test::make_sim(
+      "stop: 1ms\ntopology: {type: star, hosts: 2}\nswitch: {preset: sonic-lossless, ecn: {kmin: 200KB}}\n");
+  s->run();
+  const nlohmann::json j = summary_json(*s, RunInfo{});
+  EXPECT_EQ(j["switch_preset"]["name"], "sonic-lossless");
+  ASSERT_EQ(j["switch_preset"]["overridden"].size(), 1u);
+  EXPECT_EQ(j["switch_preset"]["overridden"][0]["key"], "switch.ecn.kmin");
+  EXPECT_EQ(j["switch_preset"]["overridden"][0]["value"], "200KB");
+  EXPECT_EQ(j["switch_preset"]["overridden"][0]["preset_value"], "1MiB");
+  EXPECT_EQ(j["scenario"]["switch"]["preset"], "sonic-lossless");
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  EXPECT_NE(
+      j["warnings"][0].get<std::string>().find("switch.ecn.kmin is 200KB, not switch.preset sonic-lossless's 1MiB"),
+      std::string::npos);
+  EXPECT_NE(summary_table(j).find("switch preset    sonic-lossless, 1 of its keys set by the scenario"),
+            std::string::npos);
+}
+
 TEST(Highlights, TheReceiverOfAnRdmaReadIsItsRequester) {
   auto s = test::make_sim(
       "stop: 10ms\ntopology: {type: star, hosts: 3, host_link: {rate: 100Gbps, delay: 1us}}\nnic: {cc: none}\n");

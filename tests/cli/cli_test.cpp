@@ -108,7 +108,7 @@ TEST(Cli, BadInputExitsWithStatusTwoAndWritesNothing) {
 TEST(Cli, ValidateParamsAndVersion) {
   Result r = sh("validate " + std::string(ROCESIM_SOURCE_DIR) + "/scenarios/incast.yaml");
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("16 hosts, 4 switches, 15 flows"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("16 servers, 16 NICs, 4 switches, 15 flows"), std::string::npos) << r.out;
   r = sh("params switch.ecn");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("switch.ecn.kmin"), std::string::npos);

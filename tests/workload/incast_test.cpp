@@ -67,7 +67,7 @@ TEST(OfferedLoad, AReceiverOfferedMoreThanItsLinkIsWarnedOf) {
       "stop: 100us\ntopology: {type: star, hosts: 4, host_link: {rate: 100Gbps}}\n"
       "workload: [{type: incast, receiver: 0, senders: 3, size: 1MB}]\n");
   ASSERT_EQ(s->warnings().size(), 1u);
-  EXPECT_NE(s->warnings()[0].find("workload.0 offer host0 (endpoint 0) 240 % of its 100Gbps link"), std::string::npos)
+  EXPECT_NE(s->warnings()[0].find("workload.0 offers host0 (endpoint 0) 240 % of its 100Gbps link"), std::string::npos)
       << s->warnings()[0];
   // A stop that leaves room: 24 Mb in 1 ms is 24 %.
   EXPECT_TRUE(test::make_sim("stop: 1ms\ntopology: {type: star, hosts: 4, host_link: {rate: 100Gbps}}\n"

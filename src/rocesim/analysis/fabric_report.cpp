@@ -158,7 +158,7 @@ nlohmann::json fabric_json(const Network& net, const SwitchParams& sw) {
 
   // Servers, their NICs, and rails: NIC k of every server, and the switches those NICs sit on.
   Span nics;
-  std::vector<std::set<std::string>> rail;
+  std::vector<std::vector<std::string>> rail;  // in the order the NICs meet them
   for (size_t s = 0; s < net.num_servers(); ++s) {
     const Host& h = net.server(s);
     nics.add(static_cast<double>(h.num_nics()));
@@ -166,7 +166,10 @@ nlohmann::json fabric_json(const Network& net, const SwitchParams& sw) {
       if (rail.size() <= k) {
         rail.resize(k + 1);
       }
-      rail[k].insert(net.attachment(h.endpoint(k)).first->name());
+      const std::string& sw_name = net.attachment(h.endpoint(k)).first->name();
+      if (std::find(rail[k].begin(), rail[k].end(), sw_name) == rail[k].end()) {
+        rail[k].push_back(sw_name);
+      }
     }
   }
   j["servers"] = {{"count", net.num_servers()}, {"nics", nics.json()}};
@@ -177,7 +180,7 @@ nlohmann::json fabric_json(const Network& net, const SwitchParams& sw) {
     for (const std::string& name : rail[k]) {
       disjoint &= seen.insert(name).second;
     }
-    rj.push_back({{"nic", k}, {"switches", std::vector<std::string>(rail[k].begin(), rail[k].end())}});
+    rj.push_back({{"nic", k}, {"switches", rail[k]}});
   }
   j["rails"] = rj;
   j["rail_optimised"] = disjoint;

@@ -158,9 +158,10 @@ std::string pfc_rollup_table(const nlohmann::json& s) {
     if (!rails.empty()) {
       rails += "; ";
     }
-    rails += fmt::format("nic{}: {} of {} NICs, {} switch ports, first at {}", r["rail"].get<int>(),
-                         r["nics_paused"].get<int64_t>(), r["nics"].get<int64_t>(),
-                         r["switch_ports_paused"].get<int64_t>(), time_text(r["first_paused_ns"].get<double>()));
+    const int64_t ports = r["switch_ports_paused"].get<int64_t>();
+    rails += fmt::format("nic{}: {} of {} NICs, {} switch port{}, first at {}", r["rail"].get<int>(),
+                         r["nics_paused"].get<int64_t>(), r["nics"].get<int64_t>(), ports, ports == 1 ? "" : "s",
+                         time_text(r["first_paused_ns"].get<double>()));
   }
   if (!rails.empty()) {
     t += fmt::format("  paused by rail   {}\n", rails);

@@ -420,8 +420,10 @@ std::string summary_table(const nlohmann::json& s) {
   t += pfc_rollup_table(s);
   if (s.contains("pause_spread")) {
     for (const auto& p : s["pause_spread"]) {
-      t += fmt::format("  pause spread     from {} (priority {}): {} ports and NICs paused, up to {} hops away\n",
-                       p["source"].get<std::string>(), num(p["priority"]), num(p["ports_paused"]), num(p["max_hops"]));
+      const int64_t ports = p["ports_paused"].get<int64_t>(), hops = p["max_hops"].get<int64_t>();
+      t += fmt::format("  pause spread     from {} (priority {}): {} {} paused, up to {} hop{} away\n",
+                       p["source"].get<std::string>(), num(p["priority"]), ports,
+                       ports == 1 ? "port or NIC" : "ports and NICs", hops, hops == 1 ? "" : "s");
     }
   }
   if (s.contains("victims")) {

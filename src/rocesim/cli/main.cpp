@@ -216,8 +216,8 @@ void write_whole(const std::string& path, const std::string& text) {
 
 // Writes the flows a scenario's workloads generate, as rocesim flow CSV or as an HPCC simulator flow file.
 int cmd_flows(const std::string& path, const std::string& out, const std::string& format, double offset_s,
-              const std::vector<std::string>& sets) {
-  Simulation s(load(path, sets, std::nullopt));
+              const std::vector<std::string>& sets, std::optional<int64_t> seed) {
+  Simulation s(load(path, sets, seed));
   std::string text;
   const auto& flows = s.net().flows();
   if (format == "hpcc") {
@@ -245,17 +245,18 @@ int cmd_flows(const std::string& path, const std::string& out, const std::string
   return 0;
 }
 
-int cmd_validate(const std::string& path, const std::vector<std::string>& sets) {
-  Simulation s(load(path, sets, std::nullopt));
+int cmd_validate(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed) {
+  Simulation s(load(path, sets, seed));
   print_warnings(s);
-  fmt::print("{}: valid ({} hosts, {} switches, {} flows)\n", path, s.net().num_hosts(), s.net().switches().size(),
-             s.net().flows().size());
+  fmt::print("{}: valid ({} servers, {} NICs, {} switches, {} flows)\n", path, s.net().num_servers(),
+             s.net().num_hosts(), s.net().switches().size(), s.net().flows().size());
   return 0;
 }
 
 // Exit status 0: clean; 1: cycles or findings (2, bad input, comes from main).
-int cmd_check(const std::string& path, const std::vector<std::string>& sets, int failures, bool json) {
-  const Scenario sc = load(path, sets, std::nullopt);
+int cmd_check(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed, int failures,
+              bool json) {
+  const Scenario sc = load(path, sets, seed);
   const CheckReport r = run_check(sc, CheckOptions{failures});
   if (json) {
     fmt::print("{}\n", check_json(r, sc.file).dump(2));
@@ -266,9 +267,9 @@ int cmd_check(const std::string& path, const std::vector<std::string>& sets, int
 }
 
 // The fabric a scenario builds, without running it; `ports_csv` (if given) gets the port map.
-int cmd_topology(const std::string& path, const std::vector<std::string>& sets, bool json,
+int cmd_topology(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed, bool json,
                  const std::string& ports_csv) {
-  const Scenario sc = load(path, sets, std::nullopt);
+  const Scenario sc = load(path, sets, seed);
   Simulator sim(static_cast<uint64_t>(sc.top.seed));
   const Network net(sim, sc.graph, sc.sw, sc.nic, *sc.cc, sc.file);
   const nlohmann::json j = fabric_json(net, sc.sw);
@@ -378,6 +379,7 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "check a scenario without running it");
   validate->add_option("scenario", scenario, "scenario file (YAML)")->required();
   validate->add_option("--set", sets, "override a parameter");
+  validate->add_option("--seed", seed, "override the scenario's seed");
 
   int check_failures = 0;
   bool check_json_out = false;
@@ -391,6 +393,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   check->add_flag("--json", check_json_out, "print the report as JSON");
   check->add_option("--set", sets, "override a parameter");
+  check->add_option("--seed", seed, "override the scenario's seed");
 
   std::string flows_out = "flows.txt", flows_format = "csv";
   double flows_offset = 0;
@@ -402,6 +405,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   flows_cmd->add_option("--offset", flows_offset, "seconds added to start times (hpcc; that simulator starts at 2 s)");
   flows_cmd->add_option("--set", sets, "override a parameter");
+  flows_cmd->add_option("--seed", seed, "override the scenario's seed");
 
   bool topology_json = false;
   std::string topology_ports;
@@ -412,6 +416,7 @@ int main(int argc, char** argv) {
   topology->add_option("--ports-csv", topology_ports,
                        "also write the port map (switch, tier, port, peer, rate, delay, headroom) to this file");
   topology->add_option("--set", sets, "override a parameter");
+  topology->add_option("--seed", seed, "override the scenario's seed");
 
   auto* plot = app.add_subcommand(
       "plot", "draw result folders as PNGs: rocesim plot DIR [DIR ...] [-o OUT] (tools/plot.py; --help lists them)");
@@ -442,16 +447,16 @@ int main(int argc, char** argv) {
       return cmd_import_hpcc(import_config, import_out);
     }
     if (*flows_cmd) {
-      return cmd_flows(scenario, flows_out, flows_format, flows_offset, sets);
+      return cmd_flows(scenario, flows_out, flows_format, flows_offset, sets, seed);
     }
     if (*validate) {
-      return cmd_validate(scenario, sets);
+      return cmd_validate(scenario, sets, seed);
     }
     if (*check) {
-      return cmd_check(scenario, sets, check_failures, check_json_out);
+      return cmd_check(scenario, sets, seed, check_failures, check_json_out);
     }
     if (*topology) {
-      return cmd_topology(scenario, sets, topology_json, topology_ports);
+      return cmd_topology(scenario, sets, seed, topology_json, topology_ports);
     }
     if (*plot) {
       return cmd_plot(plot->remaining());

@@ -138,7 +138,7 @@ std::vector<FabricEvent> parse_fabric_events(const YAML::Node& n, const ParseCtx
                                        : FabricEvent::Kind::kSlowReceiver;
     e.target = e.is_fault() ? p.nic : e.on_link() ? p.link : p.sw;
     e.line = line_of(n[i]);
-    e.target_key = path + (e.is_fault() ? ".nic" : e.on_link() ? ".link" : ".switch");
+    e.path = path;
     e.prio = static_cast<int>(p.priority);
     e.rate = p.rate;
     if (n[i]["until"]) {

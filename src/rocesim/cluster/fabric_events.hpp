@@ -28,9 +28,12 @@ struct FabricEvent {
   std::string target;
   int prio = 3;
   Time until = Time::max();
-  Rate rate;               // kSlowReceiver
-  int line = 0;            // in the scenario file, for messages
-  std::string target_key;  // "events.2.link", for messages
+  Rate rate;         // kSlowReceiver
+  int line = 0;      // in the scenario file, for messages
+  std::string path;  // "events.2", for messages
+  // The key of one of this event's parameters ("events.2.rate"), and of its target ("events.2.link").
+  std::string key(const char* k) const { return path + "." + k; }
+  std::string target_key() const { return key(is_fault() ? "nic" : on_link() ? "link" : "switch"); }
   bool on_link() const { return kind == Kind::kLinkDown || kind == Kind::kLinkUp; }
   bool up() const { return kind == Kind::kLinkUp || kind == Kind::kSwitchUp; }
   bool is_fault() const { return kind == Kind::kPauseStorm || kind == Kind::kSlowReceiver; }

@@ -457,7 +457,7 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
     if (e.is_fault()) {
       const auto nic = std::find_if(nics_.begin(), nics_.end(), [&](const auto& n) { return n->name() == e.target; });
       if (nic == nics_.end()) {
-        throw InputError(file, e.line, e.target_key,
+        throw InputError(file, e.line, e.target_key(),
                          "'" + e.target + "' is not a NIC (NICs are named like " + nics_[0]->name() + ")");
       }
       if (e.kind == FabricEvent::Kind::kPauseStorm) {
@@ -472,7 +472,7 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
                              " (headroom, XON gap and a frame; mlx5 port_buffer.c)");
       }
       if (e.rate >= n.link().rate) {
-        throw InputError(file, e.line, e.target_key.substr(0, e.target_key.rfind('.')) + ".rate",
+        throw InputError(file, e.line, e.key("rate"),
                          to_string(e.rate) + " is not below " + e.target + "'s link rate (" + to_string(n.link().rate) +
                              "): the receiver would not be slow");
       }
@@ -516,12 +516,12 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
     if (e->on_link()) {
       const int l = find_link(e->target);
       if (l < 0) {
-        throw InputError(file, e->line, e->target_key,
+        throw InputError(file, e->line, e->target_key(),
                          "'" + e->target + "' is not a link: name a switch port (" + switches_[0]->name() +
                              ":0) or a NIC (" + nics_[0]->name() + ")");
       }
       if (link_admin_down[l] == static_cast<char>(!e->up())) {
-        throw InputError(file, e->line, e->target_key,
+        throw InputError(file, e->line, e->target_key(),
                          what + ": the link on '" + e->target + "' is " + (e->up() ? "up" : "down") + " already");
       }
       link_admin_down[l] = !e->up();
@@ -531,10 +531,10 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
         s = switches_[i]->name() == e->target ? static_cast<int>(i) : s;
       }
       if (s < 0) {
-        throw InputError(file, e->line, e->target_key, "'" + e->target + "' is not a switch");
+        throw InputError(file, e->line, e->target_key(), "'" + e->target + "' is not a switch");
       }
       if (switch_down[s] == static_cast<char>(!e->up())) {
-        throw InputError(file, e->line, e->target_key,
+        throw InputError(file, e->line, e->target_key(),
                          what + ": switch '" + e->target + "' is " + (e->up() ? "up" : "down") + " already");
       }
       switch_down[s] = !e->up();

@@ -26,12 +26,18 @@ std::vector<std::string> overload_warnings(const Network& net, Time stop, size_t
     o.first = std::min(o.first, f.spec.start);
     o.workloads.insert(f.spec.workload);
   }
+  // The run's traffic starts with its first flow; a receiver whose first flow comes late is still measured over
+  // the whole run (a flow just before the stop is not an overload).
+  Time begin = Time::max();
+  for (const Offer& o : offer) {
+    begin = std::min(begin, o.first);
+  }
   std::vector<Offer> over;
   for (Offer& o : offer) {
-    if (o.bytes == 0 || o.first >= stop) {
+    if (o.bytes == 0 || begin >= stop) {
       continue;
     }
-    const double capacity = net.nics()[o.host]->link().rate.gbps_f() * 1e9 / 8 * (stop - o.first).sec_f();
+    const double capacity = net.nics()[o.host]->link().rate.gbps_f() * 1e9 / 8 * (stop - begin).sec_f();
     o.load = o.bytes / capacity;
     if (o.load > 1.0) {
       over.push_back(o);
@@ -49,11 +55,11 @@ std::vector<std::string> overload_warnings(const Network& net, Time stop, size_t
       from += "workload." + std::to_string(w);
     }
     out.push_back(fmt::format(
-        "{} offer {} (endpoint {}) {:.0f} % of its {} link: {} from {} to the stop at {}; its flows cannot all "
+        "{} {} {} (endpoint {}) {:.0f} % of its {} link: {} from {} to the stop at {}; its flows cannot all "
         "finish (lower the load or move the stop)",
-        from, net.nics()[o.host]->name(), o.host, 100 * o.load, to_string(net.nics()[o.host]->link().rate),
-        size_text(o.bytes), time_text(static_cast<double>(o.first.ps()) / 1000),
-        time_text(static_cast<double>(stop.ps()) / 1000)));
+        from, o.workloads.size() == 1 ? "offers" : "offer", net.nics()[o.host]->name(), o.host, 100 * o.load,
+        to_string(net.nics()[o.host]->link().rate), size_text(o.bytes),
+        time_text(static_cast<double>(begin.ps()) / 1000), time_text(static_cast<double>(stop.ps()) / 1000)));
   }
   if (over.size() > shown) {
     out.push_back(fmt::format("{} more receivers are offered more than their link rate", over.size() - shown));

@@ -10,7 +10,7 @@
 
 namespace rocesim {
 
-// One warning per receiving NIC whose payload, from the first flow's start to `stop`, exceeds its link rate
+// One warning per receiving NIC whose payload, from the run's first flow's start to `stop`, exceeds its link rate
 // (the flows set up before the run, of every workload; a READ's payload goes to its requester), the most
 // overloaded first; at most `shown` of them, then one line counting the rest.
 std::vector<std::string> overload_warnings(const Network& net, Time stop, size_t shown = 5);
