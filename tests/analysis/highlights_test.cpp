@@ -4,6 +4,7 @@
 
 #include "../test_util.hpp"
 #include "rocesim/analysis/results.hpp"
+#include "rocesim/core/text.hpp"
 
 namespace rocesim {
 namespace {
@@ -107,6 +108,22 @@ TEST(Highlights, TheSummaryNamesThePresetAndWarnsOfTheKeysSetOverIt) {
       std::string::npos);
   EXPECT_NE(summary_table(j).find("switch preset    sonic-lossless, 1 of its keys set by the scenario"),
             std::string::npos);
+}
+
+TEST(Highlights, WithSeveralWorkloadsTheTableGivesEachOnesFcts) {
+  auto s = test::run_sim(
+      "stop: 10ms\ntopology: {type: star, hosts: 6, host_link: {rate: 100Gbps}}\nnic: {cc: none}\n"
+      "workload: [{type: incast, receiver: 0, senders: [1, 2], size: 100KB},\n"
+      "           {type: incast, receiver: 5, senders: [3], size: 10KB}]\n");
+  const nlohmann::json j = summary_json(*s, RunInfo{});
+  const std::string t = summary_table(j);
+  // The lone 10 KB write finishes in one FCT: its p50 is its max.
+  const auto& w1 = j["workloads"][1]["fct_ns"];
+  EXPECT_EQ(w1["p50"], w1["max"]);
+  EXPECT_NE(t.find("  workload.0       incast: FCT p50 "), std::string::npos) << t;
+  EXPECT_NE(t.find("  workload.1       incast: FCT p50 " + time_text(w1["p50"].get<double>())), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("(1 of 1 finished)"), std::string::npos) << t;
 }
 
 TEST(Highlights, TheReceiverOfAnRdmaReadIsItsRequester) {

@@ -147,6 +147,23 @@ std::string highlights_table(const nlohmann::json& s) {
     t += fmt::format("  FCT              p50 {}  p99 {}  max {}\n", time_text(f["p50"].get<double>()),
                      time_text(f["p99"].get<double>()), time_text(f["max"].get<double>()));
   }
+  // With several workloads, each one's FCTs too: an incast's beside the background's.
+  if (s.contains("workloads") && s["workloads"].size() > 1) {
+    for (size_t w = 0; w < s["workloads"].size(); ++w) {
+      const auto& wl = s["workloads"][w];
+      const auto& wf = wl["fct_ns"];
+      const std::string title = fmt::format("  {:16} ", fmt::format("workload.{}", w));
+      if (wf["p50"].is_null()) {
+        t += title + fmt::format("{}: no measured flow ({} of {} finished)\n", wl["type"].get<std::string>(),
+                                 wl["finished"].get<int64_t>(), wl["created"].get<int64_t>());
+      } else {
+        t += title + fmt::format("{}: FCT p50 {}  p99 {}  max {} ({} of {} finished)\n",
+                                 wl["type"].get<std::string>(), time_text(wf["p50"].get<double>()),
+                                 time_text(wf["p99"].get<double>()), time_text(wf["max"].get<double>()),
+                                 wl["finished"].get<int64_t>(), wl["created"].get<int64_t>());
+      }
+    }
+  }
   const auto& c = s["coverage"];
   if (c["unfinished_flows"].get<int64_t>() > 0) {
     t += fmt::format("  not in the FCTs  {} unfinished flows ({} delivered of {})\n",
