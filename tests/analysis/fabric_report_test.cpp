@@ -92,19 +92,15 @@ TEST(FabricReport, PortMapListsEverySwitchPortWithItsPeerAndDirection) {
       "1us}, fabric_link: {rate: 400Gbps, delay: 500ns}}\n");
   const auto rows = test::csv_rows(port_map_csv(s->net()));
   ASSERT_EQ(rows.size(), 2u * 4 + 2u * 2);  // leaves: 2 hosts + 2 spines; spines: 2 leaves
-  EXPECT_EQ(rows[0].at("switch"), "leaf0");
-  EXPECT_EQ(rows[0].at("tier"), "leaf");
-  EXPECT_EQ(rows[0].at("peer"), "host0");
-  EXPECT_EQ(rows[0].at("peer_endpoint"), "0");
-  EXPECT_EQ(rows[0].at("direction"), "down");
-  EXPECT_EQ(rows[0].at("rate_gbps"), "100");
-  EXPECT_EQ(rows[0].at("delay_ns"), "1000.000");
-  EXPECT_EQ(rows[2].at("peer"), "spine0");
-  EXPECT_EQ(rows[2].at("peer_endpoint"), "");
-  EXPECT_EQ(rows[2].at("direction"), "up");
-  EXPECT_EQ(rows[2].at("rate_gbps"), "400");
-  EXPECT_EQ(rows[8].at("switch"), "spine0");
-  EXPECT_EQ(rows[8].at("direction"), "down");
+  // leaf0's first host port, leaf0's first uplink, spine0's first port.
+  const std::vector<std::tuple<size_t, std::string, std::string>> want{
+      {0, "switch", "leaf0"},   {0, "tier", "leaf"},     {0, "peer", "host0"},        {0, "peer_endpoint", "0"},
+      {0, "direction", "down"}, {0, "rate_gbps", "100"}, {0, "delay_ns", "1000.000"}, {2, "peer", "spine0"},
+      {2, "peer_endpoint", ""}, {2, "direction", "up"},  {2, "rate_gbps", "400"},     {8, "switch", "spine0"},
+      {8, "direction", "down"}, {8, "tier", "spine"},    {8, "delay_ns", "500.000"}};
+  for (const auto& [row, key, value] : want) {
+    EXPECT_EQ(rows[row].at(key), value) << "row " << row << " " << key;
+  }
 }
 
 TEST(FabricReport, ARingIsOneTierOfSwitchesPortsAcross) {

@@ -17,15 +17,24 @@ const nlohmann::json& tier(const nlohmann::json& rollup, const std::string& name
   throw std::runtime_error("no tier " + name);
 }
 
+// An incast on a lossless leaf-spine with a small buffer and no congestion control, run for 2 ms; returns the
+// rollup with the run.
+std::pair<std::unique_ptr<Simulation>, nlohmann::json> lossless_incast(const std::string& topology,
+                                                                       const std::string& incast) {
+  auto s = test::run_sim("stop: 2ms\ntopology: {type: leaf-spine, " + topology +
+                         "}\nswitch: {buffer: 1MB, pfc: {priorities: [3]}}\nnic: {cc: none}\n"
+                         "workload: [{type: incast, size: 1MB, " +
+                         incast + "}]\n");
+  nlohmann::json j = pfc_rollup_json(s->net(), s->sim().now());
+  return {std::move(s), std::move(j)};
+}
+
 TEST(PfcRollup, PausesReachTheTiersHopByHopBackFromTheCongestedPort) {
   // Hosts of leaf1 write to host0 on leaf0 with no congestion control and a small buffer: leaf0's port to host0
   // fills, leaf0 pauses the spines, the spines pause leaf1, leaf1 pauses the senders' NICs.
-  auto s = test::run_sim(
-      "stop: 2ms\ntopology: {type: leaf-spine, leaves: 2, spines: 1, servers_per_leaf: 4, "
-      "host_link: {rate: 100Gbps}, fabric_link: {rate: 400Gbps}}\n"
-      "switch: {buffer: 1MB, pfc: {priorities: [3]}}\nnic: {cc: none}\n"
-      "workload: [{type: incast, receiver: 0, senders: [4, 5, 6, 7], size: 1MB}]\n");
-  const nlohmann::json j = pfc_rollup_json(s->net(), s->sim().now());
+  const auto [s, j] = lossless_incast(
+      "leaves: 2, spines: 1, servers_per_leaf: 4, host_link: {rate: 100Gbps}, fabric_link: {rate: 400Gbps}",
+      "receiver: 0, senders: [4, 5, 6, 7]");
   const auto &leaf = tier(j, "leaf"), &spine = tier(j, "spine"), &nic = tier(j, "nic");
   ASSERT_FALSE(spine["first_paused_ns"].is_null());
   ASSERT_FALSE(leaf["first_paused_ns"].is_null());
@@ -59,12 +68,10 @@ TEST(PfcRollup, PausesReachTheTiersHopByHopBackFromTheCongestedPort) {
 
 TEST(PfcRollup, ARailIncastPausesOnlyItsRail) {
   // Rail-optimised, 2 NICs per server: NIC 1 of servers 1..3 write to NIC 1 of server 0 (endpoint 1).
-  auto s = test::run_sim(
-      "stop: 2ms\ntopology: {type: leaf-spine, leaves: 4, spines: 1, servers_per_leaf: 2, nics_per_host: 2, "
-      "rail: true, host_link: {rate: 100Gbps}, fabric_link: {rate: 100Gbps}}\n"
-      "switch: {buffer: 1MB, pfc: {priorities: [3]}}\nnic: {cc: none}\n"
-      "workload: [{type: incast, receiver: 1, senders: 3, same_rail: true, size: 1MB}]\n");
-  const nlohmann::json j = pfc_rollup_json(s->net(), s->sim().now());
+  const auto [s, j] = lossless_incast(
+      "leaves: 4, spines: 1, servers_per_leaf: 2, nics_per_host: 2, rail: true, host_link: {rate: 100Gbps}, "
+      "fabric_link: {rate: 100Gbps}",
+      "receiver: 1, senders: 3, same_rail: true");
   ASSERT_EQ(j["by_rail"].size(), 2u);
   const auto &rail0 = j["by_rail"][0], &rail1 = j["by_rail"][1];
   EXPECT_EQ(rail1["switches"], 2);  // leaf1 and leaf3

@@ -157,10 +157,10 @@ std::string highlights_table(const nlohmann::json& s) {
         t += title + fmt::format("{}: no measured flow ({} of {} finished)\n", wl["type"].get<std::string>(),
                                  wl["finished"].get<int64_t>(), wl["created"].get<int64_t>());
       } else {
-        t += title + fmt::format("{}: FCT p50 {}  p99 {}  max {} ({} of {} finished)\n",
-                                 wl["type"].get<std::string>(), time_text(wf["p50"].get<double>()),
-                                 time_text(wf["p99"].get<double>()), time_text(wf["max"].get<double>()),
-                                 wl["finished"].get<int64_t>(), wl["created"].get<int64_t>());
+        t += title + fmt::format("{}: FCT p50 {}  p99 {}  max {} ({} of {} finished)\n", wl["type"].get<std::string>(),
+                                 time_text(wf["p50"].get<double>()), time_text(wf["p99"].get<double>()),
+                                 time_text(wf["max"].get<double>()), wl["finished"].get<int64_t>(),
+                                 wl["created"].get<int64_t>());
       }
     }
   }
