@@ -121,8 +121,7 @@ TEST(Highlights, WithSeveralWorkloadsTheTableGivesEachOnesFcts) {
   const auto& w1 = j["workloads"][1]["fct_ns"];
   EXPECT_EQ(w1["p50"], w1["max"]);
   EXPECT_NE(t.find("  workload.0       incast: FCT p50 "), std::string::npos) << t;
-  EXPECT_NE(t.find("  workload.1       incast: FCT p50 " + time_text(w1["p50"].get<double>())), std::string::npos)
-      << t;
+  EXPECT_NE(t.find("  workload.1       incast: FCT p50 " + time_text(w1["p50"].get<double>())), std::string::npos) << t;
   EXPECT_NE(t.find("(1 of 1 finished)"), std::string::npos) << t;
 }
 
