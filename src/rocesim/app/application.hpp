@@ -21,6 +21,8 @@ class Application {
   virtual void on_completion(Host& host, const Completion& c) {}
   // A timer set with Host::after.
   virtual void on_timer(Host& host, uint64_t cookie) {}
+  // A transfer inside the server (Host::transfer) has arrived.
+  virtual void on_transfer(Host& host, uint64_t cookie) {}
 };
 
 }  // namespace rocesim

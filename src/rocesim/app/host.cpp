@@ -28,6 +28,15 @@ void Host::post_recv(uint32_t qp, int64_t count, Time at) {
   nics_[q.nic]->post_recv(static_cast<uint32_t>(q.recv), count, std::max(at, sim_.now()));
 }
 
+void Host::transfer(Place from, Place to, Bytes bytes, Time latency, uint32_t app, uint64_t cookie,
+                    std::optional<uint16_t> extra) {
+  std::vector<uint16_t> path = interconnect_->model().path(from, to);
+  if (extra) {
+    path.push_back(*extra);
+  }
+  interconnect_->start(path, bytes, latency, app, cookie);
+}
+
 void Host::after(Time delay, uint32_t app, uint64_t cookie) {
   uint32_t slot;
   if (free_timers_.empty()) {

@@ -2,18 +2,20 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "rocesim/app/application.hpp"
 #include "rocesim/core/simulator.hpp"
 #include "rocesim/nic/nic.hpp"
+#include "rocesim/server/interconnect.hpp"
 
 namespace rocesim {
 
 // Contract: a host reaches the network only through its own NICs; it owns its applications and routes each
 // NIC completion to the application that owns the queue pair.
-class Host final : public EventHandler, public CompletionSink {
+class Host final : public EventHandler, public CompletionSink, public TransferSink {
  public:
   Host(Simulator& sim, std::string name) : sim_(sim), name_(std::move(name)) {}
   const std::string& name() const { return name_; }
@@ -65,7 +67,24 @@ class Host final : public EventHandler, public CompletionSink {
   void hold() { sim_.hold(); }
   void release() { sim_.release(); }
 
+  // The server's GPUs, PCIe and NVLink (none unless the scenario has a `server` model).
+  void attach_interconnect(const ServerModel& model) {
+    interconnect_ = std::make_unique<Interconnect>(sim_, model, *this);
+  }
+  bool has_gpus() const { return interconnect_ != nullptr && interconnect_->model().gpus() > 0; }
+  const ServerModel& model() const { return interconnect_->model(); }
+  const Interconnect& interconnect() const { return *interconnect_; }
+  Interconnect& interconnect() { return *interconnect_; }
+  // Moves `bytes` from one place in the server to another (plus through `extra` resources, e.g. a GPU's
+  // reduction); app.on_transfer(cookie) is called `latency` after the last byte arrives.
+  void transfer(Place from, Place to, Bytes bytes, Time latency, uint32_t app, uint64_t cookie,
+                std::optional<uint16_t> extra = std::nullopt);
+  // CPU time the server's applications spent (copies they drove); for outputs.
+  void add_cpu(Time t) { cpu_busy_ += t; }
+  Time cpu_busy() const { return cpu_busy_; }
+
   void on_completion(uint32_t owner, const Completion& c) override { apps_[owner]->on_completion(*this, c); }
+  void transfer_done(uint32_t app, uint64_t cookie) override { apps_[app]->on_transfer(*this, cookie); }
   void handle_event(uint32_t kind, uint64_t arg) override;
 
  private:
@@ -77,6 +96,8 @@ class Host final : public EventHandler, public CompletionSink {
   std::vector<QpEnd> qps_;
   std::vector<std::pair<uint32_t, uint64_t>> timers_;  // (app, cookie) of each pending timer; free slots reused
   std::vector<uint32_t> free_timers_;
+  std::unique_ptr<Interconnect> interconnect_;
+  Time cpu_busy_;
 };
 
 }  // namespace rocesim

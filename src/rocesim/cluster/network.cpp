@@ -1,5 +1,7 @@
 #include "rocesim/cluster/network.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -264,6 +266,54 @@ Time Network::round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes f
 Time Network::base_rtt(uint32_t src, uint32_t dst, uint16_t sport) const {
   return round_trip(path(src, dst, sport),
                     Bytes(wire::on_wire(wire::roce_frame(static_cast<int>(nic_params_.mtu), 0) + int_bytes_)));
+}
+
+void Network::attach_servers(const ServerParams& p, const std::string& file) {
+  scenario_file_ = file;
+  if (p.gpus == 0) {
+    return;
+  }
+  for (auto& host : hosts_) {
+    const ServerModel* model = nullptr;
+    for (const auto& m : server_models_) {
+      if (m->nics() == host->num_nics()) {
+        model = m.get();
+      }
+    }
+    if (!model) {
+      server_models_.push_back(std::make_unique<ServerModel>(p, host->num_nics()));
+      model = server_models_.back().get();
+    }
+    host->attach_interconnect(*model);
+    for (size_t k = 0; k < host->num_nics(); ++k) {
+      point_dma(host->endpoint(k), Place::host());
+    }
+  }
+}
+
+void Network::point_dma(uint32_t endpoint, Place memory) {
+  Host& host = server_of(endpoint);
+  size_t k = 0;
+  while (host.endpoint(k) != endpoint) {
+    ++k;
+  }
+  const ServerModel& m = host.model();
+  const auto nic = Place::nic(static_cast<uint32_t>(k));
+  const Rate link = nics_[endpoint]->link().rate;
+  // bytes per second to a Rate, rounded down; no limit where PCIe keeps up with the link
+  const auto limit = [&](double bytes_per_s) {
+    const auto bps = static_cast<int64_t>(bytes_per_s * 8);
+    return bps < link.bps() ? Rate::bps(bps) : Rate();
+  };
+  const Rate write = limit(m.path_rate(nic, memory));
+  if (const Bytes need = nics_[endpoint]->rx_buffer_needed(); write.bps() > 0 && nic_params_.rx_buffer < need) {
+    throw InputError(scenario_file_, 0, "nic.rx_buffer",
+                     to_string(nic_params_.rx_buffer) + " is too small for " + nics_[endpoint]->name() +
+                         ", whose PCIe path to memory (" + fmt::format("{:.1f}Gbps", write.gbps_f()) +
+                         ") is slower than its link (" + to_string(link) + "): its receive buffer's PFC needs " +
+                         to_string(need) + " (headroom, XON gap and a frame; mlx5 port_buffer.c)");
+  }
+  nics_[endpoint]->set_dma(limit(m.path_rate(memory, nic)), write, lossless_);
 }
 
 std::pair<uint32_t, uint32_t> Network::connect(uint32_t a, uint32_t app_a, uint32_t b, uint32_t app_b,

@@ -11,6 +11,7 @@
 #include "rocesim/cc/cc.hpp"
 #include "rocesim/cluster/fabric_events.hpp"
 #include "rocesim/nic/nic.hpp"
+#include "rocesim/server/server.hpp"
 #include "rocesim/switch/switch.hpp"
 #include "rocesim/topology/topology.hpp"
 
@@ -29,6 +30,16 @@ class Network {
     bool a_reads = false;        // READ by A (data from B to A)
     bool notify_landed = false;  // both ends hear of plain WRITEs landing (WcKind::kLanded)
   };
+  // Gives every server the `server` section's insides (GPUs, PCIe, NVLink) and limits each NIC's DMA to what PCIe
+  // carries between it and host memory. Before connections and workloads; nothing if `p.gpus` is 0.
+  // `file`: the scenario, for the error when a NIC's receive buffer is too small for the PFC it then needs.
+  void attach_servers(const ServerParams& p, const std::string& file);
+  // Points a NIC's DMA at a memory of its server (GPU memory with GPUDirect RDMA, host memory without): its
+  // reads and writes go at the PCIe path's rate where that is below the link rate.
+  void point_dma(uint32_t endpoint, Place memory);
+  // The scenario file, for errors found while workloads install.
+  const std::string& scenario_file() const { return scenario_file_; }
+
   // Connects a reliable-connected queue pair before the run between application `app_a` on the server of NIC
   // endpoint `a` and `app_b` on the server of endpoint `b`; picks its UDP source port (the ECMP entropy of the
   // QP, from the network's random stream in call order). Returns the handles at A's and B's hosts.
@@ -129,6 +140,8 @@ class Network {
   std::array<uint8_t, 8> prio_to_dscp_{};
   std::vector<std::unique_ptr<Host>> hosts_;
   std::vector<uint32_t> endpoint_server_;
+  std::vector<std::unique_ptr<ServerModel>> server_models_;  // one per distinct NIC count
+  std::string scenario_file_;
   std::vector<uint32_t> flows_app_;  // per server: the app id of its FlowsApp, or UINT32_MAX before the first flow
   std::vector<FlowPath> conns_;      // per direction of each connection: where its data goes
   std::vector<uint32_t> flow_conn_;  // flow id (setup) -> its connection direction

@@ -103,7 +103,8 @@ constexpr std::array<UnitScale, 10> kByteUnits{{{"B", 1},
                                                 {"kB", 1000},
                                                 {"bytes", 1},
                                                 {"byte", 1}}};
-constexpr std::array<UnitScale, 10> kRateUnits{{{"bps", 1},
+// Bytes per second (GB/s, as PCIe and NVLink are quoted) are 8 bits per byte.
+constexpr std::array<UnitScale, 16> kRateUnits{{{"bps", 1},
                                                 {"Kbps", 1000},
                                                 {"Mbps", 1000'000},
                                                 {"Gbps", 1000'000'000},
@@ -112,7 +113,13 @@ constexpr std::array<UnitScale, 10> kRateUnits{{{"bps", 1},
                                                 {"Kb/s", 1000},
                                                 {"Mb/s", 1000'000},
                                                 {"Gb/s", 1000'000'000},
-                                                {"Tb/s", 1000'000'000'000}}};
+                                                {"Tb/s", 1000'000'000'000},
+                                                {"MBps", 8'000'000},
+                                                {"GBps", 8'000'000'000},
+                                                {"TBps", 8'000'000'000'000},
+                                                {"MB/s", 8'000'000},
+                                                {"GB/s", 8'000'000'000},
+                                                {"TB/s", 8'000'000'000'000}}};
 
 // Prints v/scale with up to 3 decimals if exact; returns "" if not exact.
 std::string exact_decimal(int64_t v, int64_t scale) {
@@ -158,7 +165,7 @@ Bytes parse_bytes(std::string_view s) {
   return Bytes(parse_scaled(s, kByteUnits, "size", "B, KB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024)"));
 }
 Rate parse_rate(std::string_view s) {
-  const int64_t v = parse_scaled(s, kRateUnits, "rate", "bps, Kbps, Mbps, Gbps, Tbps");
+  const int64_t v = parse_scaled(s, kRateUnits, "rate", "bps, Kbps, Mbps, Gbps, Tbps; MB/s, GB/s, TB/s");
   if (v == 0) {
     throw UnitError{"bad rate '" + std::string(s) + "': must be positive"};
   }

@@ -25,6 +25,7 @@ const Schema<ScenarioParams>& ScenarioParams::schema() {
         .reserved("topology", "the fabric, see topology.*")
         .reserved("switch", "see switch.*")
         .reserved("nic", "see nic.*")
+        .reserved("server", "what is inside each server (GPUs, PCIe, NVLink), see server.*")
         .reserved("workload", "a list of traffic generators, see workload[].*")
         .reserved("capture", "packet capture, see capture.*")
         .reserved("routing", "how routes follow fabric events, see routing.*")
@@ -153,6 +154,9 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   const YAML::Node nic = root["nic"];
   sc.nic = NicParams::schema().parse(nic, ctx, "nic");
   sc.cc = parse_cc(nic.IsMap() ? nic["cc"] : YAML::Node(), ctx, "nic.cc");
+  YAML::Node server = root["server"];
+  sc.server_preset = apply_server_preset(server, ctx);
+  sc.server = ServerParams::schema().parse(server, ctx, "server");
   sc.graph = build_topology(root["topology"], ctx, base_dir);
   sc.workload_node = root["workload"];
   sc.routing = RoutingParams::schema().parse(root["routing"], ctx, "routing");
@@ -191,8 +195,10 @@ Simulation::Simulation(Scenario sc) : sc_(std::move(sc)), sim_(static_cast<uint6
 void Simulation::build() {
   net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, sc_.file);
   net_->schedule_events(sc_.events, sc_.routing, sc_.file);
+  net_->attach_servers(sc_.server, sc_.file);
   const ParseCtx ctx{sc_.file};
-  WorkloadContext wc{static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir, {}, {}, {}, {}};
+  WorkloadContext wc{
+      static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir, {}, {}, {}, {}, sc_.server.gpus};
   for (uint32_t h = 0; h < net_->num_hosts(); ++h) {
     wc.host_rate.push_back(net_->nic(h).link().rate);
     wc.endpoint_names.push_back(net_->nic(h).name());
@@ -241,6 +247,12 @@ void Simulation::build() {
                                       o.key, o.value, sc_.preset->name, o.preset_value));
     }
   }
+  if (sc_.server_preset) {
+    for (const PresetUse::Override& o : sc_.server_preset->overrides) {
+      warnings_.push_back(fmt::format("{}: {} is {}, not server.preset {}'s {}: the scenario's value applies", sc_.file,
+                                      o.key, o.value, sc_.server_preset->name, o.preset_value));
+    }
+  }
   for (std::string& w : overload_warnings(*net_, sc_.top.stop)) {
     warnings_.push_back(sc_.file + ": " + w);
   }
@@ -262,6 +274,12 @@ void Simulation::build() {
   }
   resolved_["nic"] = NicParams::schema().dump(sc_.nic);
   resolved_["nic"]["cc"] = sc_.cc->dump();
+  if (sc_.server.gpus > 0) {
+    resolved_["server"] = ServerParams::schema().dump(sc_.server);
+    if (sc_.server_preset) {
+      resolved_["server"]["preset"] = sc_.server_preset->name;
+    }
+  }
   resolved_["workload"] = workloads;
   resolved_["output"] = OutputParams::schema().dump(sc_.output);
   if (!sc_.events.empty()) {
@@ -304,6 +322,7 @@ std::vector<ParamDoc> all_params() {
   topology_registry().describe(out);
   SwitchParams::schema().describe("switch", out);
   NicParams::schema().describe("nic", out);
+  ServerParams::schema().describe("server", out);
   cc_registry().describe(out);
   workload_registry().describe(out, "workload[].type", "workload");
   RoutingParams::schema().describe("routing", out);

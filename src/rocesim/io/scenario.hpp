@@ -17,6 +17,7 @@
 #include "rocesim/core/simulator.hpp"
 #include "rocesim/io/capture.hpp"
 #include "rocesim/nic/nic.hpp"
+#include "rocesim/server/server.hpp"
 #include "rocesim/switch/presets.hpp"
 #include "rocesim/switch/switch.hpp"
 #include "rocesim/topology/topology.hpp"
@@ -51,6 +52,8 @@ struct Scenario {
   OutputParams output;
   std::vector<std::string> overrides;  // the --set assignments applied
   std::optional<PresetUse> preset;     // switch.preset, and the keys the scenario set over it
+  ServerParams server;
+  std::optional<PresetUse> server_preset;
 };
 
 // An error in a value that came from --set names `--set`, not a line of the scenario file.

@@ -363,6 +363,26 @@ void Nic::schedule_slow_receiver(Time from, Time until, Rate rate, uint8_t lossl
   }
 }
 
+void Nic::set_dma(Rate read, Rate write, uint8_t lossless) {
+  dma_read_ = read;
+  rx_dma_ = write;
+  if (write.bps() > 0) {
+    const int64_t frame = wire::roce_frame(static_cast<int>(p_.mtu), wire::kReth);
+    rx_.configure(p_.rx_buffer, mlx5_rx_headroom(link_.rate, p_.cable_length, frame),
+                  Bytes(std::max(frame, kMinMaxMtu)));
+    rx_lossless_ = lossless;
+  }
+  rx_slow_ = rx_drain_.bps() > 0 || rx_dma_.bps() > 0 || !rx_.empty();
+}
+
+Time Nic::drain_time(const Packet& p) const {
+  Time t = rx_drain_.bps() > 0 ? rx_drain_.tx_time(Bytes(p.frame)) : Time();
+  if (rx_dma_.bps() > 0) {
+    t = std::max(t, rx_dma_.tx_time(Bytes(p.payload)));
+  }
+  return t;
+}
+
 void Nic::buffer_frame(Packet* p) {
   const bool was_empty = rx_.empty();
   if (!rx_.push(p, rx_lossless_ >> p->priority & 1u)) {
@@ -375,7 +395,7 @@ void Nic::buffer_frame(Packet* p) {
     signal_rx_pfc();
   }
   if (was_empty) {
-    sim_.after(rx_drain_.bps() > 0 ? rx_drain_.tx_time(Bytes(p->frame)) : Time(), this, kEvRxDrain);
+    sim_.after(drain_time(*p), this, kEvRxDrain);
   }
 }
 
@@ -385,9 +405,9 @@ void Nic::drain_rx() {
     signal_rx_pfc();
   }
   if (!rx_.empty()) {
-    sim_.after(rx_drain_.bps() > 0 ? rx_drain_.tx_time(Bytes(rx_.front()->frame)) : Time(), this, kEvRxDrain);
+    sim_.after(drain_time(*rx_.front()), this, kEvRxDrain);
   } else {
-    rx_slow_ = rx_drain_.bps() > 0;
+    rx_slow_ = rx_drain_.bps() > 0 || rx_dma_.bps() > 0;
   }
   ++cnt_.data_rcvd;
   on_data(p);
@@ -434,7 +454,7 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       break;
     case kEvSlowRx:
       rx_drain_ = Rate::bps(static_cast<int64_t>(arg));
-      rx_slow_ = rx_drain_.bps() > 0 || !rx_.empty();
+      rx_slow_ = rx_drain_.bps() > 0 || rx_dma_.bps() > 0 || !rx_.empty();
       break;
     case kEvRxDrain:
       drain_rx();
@@ -705,6 +725,10 @@ void Nic::try_send() {
     wake_after_send();
     return;
   }
+  if (dma_ready_ > now) [[unlikely]] {  // PCIe has not yet fetched the next payload
+    wake_by(dma_ready_);
+    return;
+  }
   // Data: round robin over active QPs, each paced at its congestion control's rate.
   Time earliest = Time::max();
   for (size_t tries = 0; tries < active_.size();) {
@@ -777,6 +801,9 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   q.high = std::max(q.high, psn + 1);
   p->sent = sim_.now();
   const Time now = sim_.now();
+  if (dma_read_.bps() > 0) [[unlikely]] {
+    dma_ready_ = std::max(dma_ready_, now) + dma_read_.tx_time(Bytes(p->payload));
+  }
   q.last_tx = now;
   q.last_wire = p->wire_bytes();
   q.cc->on_sent(now, p->wire_bytes());

@@ -144,6 +144,11 @@ class Nic final : public Node, public CcTimers {
   // A fault (events: slow_receiver): from `from` to `until` the NIC moves received frames to host memory at `rate`;
   // they wait in its receive buffer, which pauses the switch on the `lossless` priorities when it fills.
   void schedule_slow_receiver(Time from, Time until, Rate rate, uint8_t lossless);
+  // PCIe between the NIC and the memory its data comes from and goes to, where it is slower than the link: data
+  // packets leave no faster than `read` fetches their payload (0: no limit), and received data frames wait in the
+  // receive buffer, pausing the switch on the `lossless` priorities as it fills, while `write` moves their
+  // payload to memory (0: no limit).
+  void set_dma(Rate read, Rate write, uint8_t lossless);
   // The least nic.rx_buffer that PFC of the receive buffer works with on this NIC's link: the headroom above the
   // XOFF point, the XON gap below it and one frame.
   Bytes rx_buffer_needed() const;
@@ -274,6 +279,8 @@ class Nic final : public Node, public CcTimers {
   // A slow receiver: a data frame waits in the receive buffer (or is dropped when it has no room).
   void buffer_frame(Packet* p);
   void drain_rx();
+  // How long the receive buffer's head frame takes to reach memory.
+  Time drain_time(const Packet& p) const;
   // PFC of the receive buffer: XOFF or XON to the switch for the lossless priorities.
   void signal_rx_pfc();
   void prefetch(uint32_t kind, uint64_t arg) const override;
@@ -391,7 +398,10 @@ class Nic final : public Node, public CcTimers {
   uint8_t storm_prio_ = 0;
   bool storming_ = false;
   RxBuffer rx_;
-  Rate rx_drain_;  // how fast frames leave the receive buffer (0: at once)
+  Rate rx_drain_;   // how fast frames leave the receive buffer (0: at once)
+  Rate rx_dma_;     // how fast PCIe writes received payload to memory (0: no limit)
+  Rate dma_read_;   // how fast PCIe fetches the payload of data packets to send (0: no limit)
+  Time dma_ready_;  // when the payload of the next data packet has been fetched
   uint8_t rx_lossless_ = 0;
   uint32_t rx_refresh_gen_ = 0;
   std::vector<SendSide> sq_side_;

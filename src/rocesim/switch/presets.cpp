@@ -4,8 +4,8 @@
 
 namespace rocesim {
 
-const std::vector<SwitchPreset>& switch_presets() {
-  static const std::vector<SwitchPreset> all = {
+const std::vector<Preset>& switch_presets() {
+  static const std::vector<Preset> all = {
       {"nvidia-roce-lossless",
        "NVIDIA Onyx `roce lossless` / Cumulus RoCE lossless mode (Onyx user manual \"RoCE Commands\"; Cumulus "
        "Linux \"RDMA over Converged Ethernet - RoCE\"): trust DSCP (26 to 3, 48 to 6), ECN on TC3 at 150/1500 KB "
@@ -29,53 +29,8 @@ ets: {strict: [6], weights: [40, 30, 1, 25, 5, 1, 1, 1]}
   return all;
 }
 
-namespace {
-// A value as the scenario wrote it, on one line (flow style for lists and mappings).
-std::string text_of(const YAML::Node& n) {
-  if (n.IsScalar()) {
-    return n.Scalar();
-  }
-  YAML::Emitter e;
-  e << YAML::Flow << n;
-  return e.c_str();
-}
-
-// Copies the preset's keys into `node` where the user has not set them (nested mappings merge key by key); a
-// key the user set, with a value other than the preset's, goes to `overrides`.
-void merge_defaults(YAML::Node node, const YAML::Node& defaults, const std::string& path,
-                    std::vector<PresetUse::Override>& overrides) {
-  for (const auto& kv : defaults) {
-    const std::string key = kv.first.Scalar();
-    if (!node[key]) {
-      node[key] = YAML::Clone(kv.second);
-    } else if (node[key].IsMap() && kv.second.IsMap()) {
-      merge_defaults(node[key], kv.second, path + "." + key, overrides);
-    } else if (text_of(node[key]) != text_of(kv.second)) {
-      overrides.push_back({path + "." + key, text_of(node[key]), text_of(kv.second)});
-    }
-  }
-}
-}  // namespace
-
 std::optional<PresetUse> apply_switch_preset(YAML::Node& sw, const ParseCtx& ctx) {
-  if (!sw.IsMap() || !sw["preset"]) {
-    return std::nullopt;
-  }
-  std::vector<std::string> names;
-  for (const auto& p : switch_presets()) {
-    names.push_back(p.name);
-  }
-  const std::string name = read_value<std::string>(sw["preset"], ctx, "switch.preset");
-  if (auto err = one_of(names)(name)) {
-    throw InputError(ctx.file, line_of(sw["preset"]), "switch.preset", *err);
-  }
-  PresetUse use{name, {}};
-  for (const auto& p : switch_presets()) {
-    if (p.name == name) {
-      merge_defaults(sw, YAML::Load(p.yaml), "switch", use.overrides);
-    }
-  }
-  return use;
+  return apply_preset(sw, "switch", switch_presets(), ctx);
 }
 
 }  // namespace rocesim

@@ -26,6 +26,7 @@ struct WorkloadContext {
   std::vector<int> node_host;                      // topology node index -> host index, -1 for switches
   std::vector<std::vector<uint32_t>> server_nics;  // per server: its NICs' host indices, NIC 0 first
   std::vector<std::string> endpoint_names;         // per host: its NIC's node name (`host3`, `host1.nic0`)
+  int64_t gpus_per_server = 0;                     // server.gpus (0: no GPUs modelled)
 };
 
 class Network;
@@ -68,6 +69,8 @@ WorkloadEntry all_to_all_workload();
 WorkloadEntry flow_file_workload();
 WorkloadEntry hpcc_flows_workload();
 WorkloadEntry perftest_workload();
+WorkloadEntry collective_workload();
+WorkloadEntry training_workload();
 
 // Reads the HPCC ns-3 simulator's flow file (count, then `src dst pg dport size start_s` lines, node ids).
 std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& file, const std::vector<int>& node_host);

@@ -1,0 +1,53 @@
+// What the collective workloads report: collectives.csv (one row per collective instance), nccl-tests.txt (the
+// table of nccl-tests' *_perf programs, for the `collective` workload), servers.csv (CPU, host memory, NVLink and
+// PCIe use of each server in the group), and their summary.json part.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocesim/collective/engine.hpp"
+#include "rocesim/workload/workload.hpp"
+
+namespace rocesim {
+
+class CollectiveReport final : public WorkloadReport {
+ public:
+  // `sizes`: for an nccl-tests table, the calls of each size are `warmup` then `iterations` instances in order
+  // (empty: no table). `training_iterations`: for a training loop, instances per iteration (0: none).
+  struct Layout {
+    CollOp op = CollOp::kAllReduce;
+    std::vector<Bytes> sizes;
+    int64_t warmup = 0, iterations = 1;
+    bool in_place = false;
+    uint32_t root = 0;
+  };
+  CollectiveReport(std::string workload, std::shared_ptr<const CollectiveGroup> g, std::vector<CollectiveCall> calls,
+                   const Network& net, std::optional<Layout> table);
+  std::vector<std::pair<std::string, std::string>> files() const override;
+  nlohmann::json summary() const override;
+
+  struct SizeRow {
+    Bytes bytes;
+    double time_us = 0, algbw = 0, busbw = 0;  // GB/s
+    bool complete = false;
+  };
+  // The nccl-tests table's rows (computed after the run).
+  std::vector<SizeRow> size_rows() const;
+  const CollectiveGroup* group() const { return g_.get(); }
+
+ private:
+  std::string workload_;
+  std::shared_ptr<const CollectiveGroup> g_;
+  std::vector<CollectiveCall> calls_;
+  const Network& net_;
+  std::optional<Layout> table_;
+  size_t ranks_ = 0;
+};
+
+// The ranks of a group: every GPU of each listed server (all servers if the list is empty). Errors name the key.
+std::vector<RankPlace> select_ranks(const std::vector<int64_t>& servers, const YAML::Node& n, const ParseCtx& ctx,
+                                    const std::string& path, const WorkloadContext& wc, const std::string& key);
+
+}  // namespace rocesim

@@ -1,0 +1,165 @@
+#include "rocesim/server/interconnect.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace rocesim {
+
+Interconnect::Interconnect(Simulator& sim, const ServerModel& model, TransferSink& sink)
+    : sim_(sim), model_(model), sink_(sink), carried_(model.resources(), 0.0) {}
+
+void Interconnect::start(const std::vector<uint16_t>& path, Bytes bytes, Time latency, uint32_t app, uint64_t cookie) {
+  if (bytes.count() <= 0 || path.empty()) {
+    deliver(app, cookie, latency);
+    return;
+  }
+  advance();
+  uint32_t slot;
+  if (free_.empty()) {
+    slot = static_cast<uint32_t>(transfers_.size());
+    transfers_.emplace_back();
+  } else {
+    slot = free_.back();
+    free_.pop_back();
+  }
+  Transfer& t = transfers_[slot];
+  t.path = path;
+  t.remaining = static_cast<double>(bytes.count());
+  t.rate = 0;
+  t.latency = latency;
+  t.app = app;
+  t.cookie = cookie;
+  active_.push_back(slot);
+  // Transfers that start at the same moment are shared out once.
+  if (!realloc_pending_) {
+    realloc_pending_ = true;
+    sim_.after(Time(), this, kEvRealloc);
+  }
+}
+
+void Interconnect::advance() {
+  const Time now = sim_.now();
+  if (now == last_) {
+    return;
+  }
+  const double dt = (now - last_).sec_f();
+  for (uint32_t i : active_) {
+    Transfer& t = transfers_[i];
+    const double moved = std::min(t.remaining, t.rate * dt);
+    t.remaining -= moved;
+    for (uint16_t r : t.path) {
+      carried_[r] += moved;
+    }
+  }
+  last_ = now;
+}
+
+void Interconnect::reallocate() {
+  advance();
+  // End what has moved its bytes (within a picosecond's worth).
+  for (size_t k = 0; k < active_.size();) {
+    Transfer& t = transfers_[active_[k]];
+    if (t.remaining <= std::max(1e-6, t.rate * 1e-12)) {
+      for (uint16_t r : t.path) {
+        carried_[r] += t.remaining;
+      }
+      deliver(t.app, t.cookie, t.latency);
+      free_.push_back(active_[k]);
+      active_[k] = active_.back();
+      active_.pop_back();
+    } else {
+      ++k;
+    }
+  }
+  // Progressive filling: the resource with the least capacity per unfixed user fixes its users at that share.
+  const size_t nr = model_.resources();
+  left_.resize(nr);
+  users_.assign(nr, 0);
+  for (size_t r = 0; r < nr; ++r) {
+    left_[r] = model_.capacity(r);
+  }
+  fixed_.assign(active_.size(), 0);
+  for (uint32_t i : active_) {
+    for (uint16_t r : transfers_[i].path) {
+      ++users_[r];
+    }
+  }
+  for (size_t unfixed = active_.size(); unfixed > 0;) {
+    double best = std::numeric_limits<double>::infinity();
+    size_t br = 0;
+    for (size_t r = 0; r < nr; ++r) {
+      if (users_[r] > 0 && left_[r] / users_[r] < best) {
+        best = left_[r] / users_[r];
+        br = r;
+      }
+    }
+    for (size_t k = 0; k < active_.size(); ++k) {
+      Transfer& t = transfers_[active_[k]];
+      if (fixed_[k]) {
+        continue;
+      }
+      bool uses = false;
+      for (uint16_t r : t.path) {
+        uses |= r == br;
+      }
+      if (!uses) {
+        continue;
+      }
+      fixed_[k] = 1;
+      --unfixed;
+      t.rate = best;
+      for (uint16_t r : t.path) {
+        left_[r] = std::max(0.0, left_[r] - best);
+        --users_[r];
+      }
+    }
+  }
+  // The next end.
+  Time next = Time::max();
+  for (uint32_t i : active_) {
+    const Transfer& t = transfers_[i];
+    const double ps = std::ceil(t.remaining / t.rate * 1e12);
+    next = std::min(next, sim_.now() + Time::ps(static_cast<int64_t>(std::max(1.0, ps))));
+  }
+  ++done_gen_;
+  if (next != Time::max()) {
+    sim_.at(next, this, kEvDone, done_gen_);
+  }
+}
+
+void Interconnect::deliver(uint32_t app, uint64_t cookie, Time latency) {
+  uint32_t slot;
+  if (free_deliveries_.empty()) {
+    slot = static_cast<uint32_t>(deliveries_.size());
+    deliveries_.push_back({app, cookie});
+  } else {
+    slot = free_deliveries_.back();
+    free_deliveries_.pop_back();
+    deliveries_[slot] = {app, cookie};
+  }
+  sim_.after(latency, this, kEvDeliver, slot);
+}
+
+void Interconnect::handle_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kEvRealloc:
+      realloc_pending_ = false;
+      reallocate();
+      break;
+    case kEvDone:
+      if (arg == done_gen_ && !realloc_pending_) {
+        reallocate();
+      }
+      break;
+    case kEvDeliver: {
+      const auto [app, cookie] = deliveries_[arg];
+      free_deliveries_.push_back(static_cast<uint32_t>(arg));
+      sink_.transfer_done(app, cookie);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace rocesim

@@ -1,0 +1,107 @@
+// The `collective` workload: nccl-tests on the scenario's GPUs. Every size runs `warmup` then `iterations`
+// instances back to back on every rank, as all_reduce_perf and its siblings do (NVIDIA/nccl-tests), and the
+// report gives nccl-tests' table (nccl-tests.txt) beside one row per instance (collectives.csv).
+#include <fmt/format.h>
+
+#include "rocesim/cluster/network.hpp"
+#include "rocesim/collective/report.hpp"
+#include "rocesim/workload/workload.hpp"
+
+namespace rocesim {
+namespace {
+
+struct CollectiveParams {
+  std::string op;
+  std::vector<Bytes> sizes;
+  std::vector<int64_t> servers;
+  int64_t iterations = 0, warmup = 0, root = 0;
+  bool in_place = false;
+  Time start;
+  ProtocolParams protocol;
+  static const Schema<CollectiveParams>& schema() {
+    static const Schema<CollectiveParams> s = [] {
+      Schema<CollectiveParams> sc("collective workload", "NCCL collectives between GPUs, as nccl-tests runs them");
+      sc.reserved("type", "collective")
+          .add(&CollectiveParams::op, "op", "all_reduce",
+               "all_reduce, reduce_scatter, all_gather, broadcast or all_to_all",
+               one_of({"all_reduce", "reduce_scatter", "all_gather", "broadcast", "all_to_all"}))
+          .add(&CollectiveParams::sizes, "sizes", "[256MiB]",
+               "nccl-tests sizes, one after the other: the buffer (all_reduce, broadcast), the input "
+               "(reduce_scatter), the output (all_gather), the send buffer (all_to_all)")
+          .add(&CollectiveParams::servers, "servers", "[]",
+               "servers whose GPUs are the ranks (every GPU of each, server-major); empty: all servers")
+          .add(&CollectiveParams::iterations, "iterations", "1", "timed instances per size (nccl-tests -n)",
+               in_range<int64_t>(1, 100000))
+          .add(&CollectiveParams::warmup, "warmup", "0", "instances per size before the timed ones (nccl-tests -w)",
+               in_range<int64_t>(0, 100000))
+          .add(&CollectiveParams::in_place, "in_place", "false",
+               "report in nccl-tests' in-place columns (the model costs both placements the same)")
+          .add(&CollectiveParams::root, "root", "0", "broadcast: the rank that has the data", at_least<int64_t>(0))
+          .add(&CollectiveParams::start, "start", "0ns", "when the ranks start")
+          .sub(&CollectiveParams::protocol, "protocol", ProtocolParams::schema());
+      return sc;
+    }();
+    return s;
+  }
+};
+
+// Checks a collective's size against what its operation needs; errors name `key`.
+void check_size(CollOp op, Bytes b, size_t ranks, const YAML::Node& at, const ParseCtx& ctx, const std::string& key) {
+  if (b.count() < 1 || b.count() > (int64_t{1} << 40)) {
+    throw InputError(ctx.file, line_of(at), key, to_string(b) + " is not a collective size (1 B to 1 TiB)");
+  }
+  const int64_t unit = 4 * (splits_per_rank(op) ? static_cast<int64_t>(ranks) : 1);
+  if (op != CollOp::kAllReduce && b.count() % unit != 0) {
+    throw InputError(ctx.file, line_of(at), key,
+                     fmt::format("{} {} bytes over {} ranks: must be a multiple of {} (4-byte floats{})", to_string(op),
+                                 b.count(), ranks, unit, splits_per_rank(op) ? ", one equal block per rank" : ""));
+  }
+  if (op == CollOp::kAllReduce && b.count() % 4 != 0) {
+    throw InputError(ctx.file, line_of(at), key,
+                     fmt::format("all_reduce of {} bytes: must be a multiple of 4 (4-byte floats)", b.count()));
+  }
+}
+
+WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
+                                  const WorkloadContext& wc, Rng&) {
+  const CollectiveParams p = CollectiveParams::schema().parse(n, ctx, path);
+  const std::vector<RankPlace> ranks = select_ranks(p.servers, n, ctx, path, wc, "servers");
+  const CollOp op = *parse_coll_op(p.op);
+  if (p.sizes.empty()) {
+    throw InputError(ctx.file, line_of(n["sizes"]), path + ".sizes", "needs at least one size");
+  }
+  for (Bytes b : p.sizes) {
+    check_size(op, b, ranks.size(), n["sizes"], ctx, path + ".sizes");
+  }
+  if (p.root >= static_cast<int64_t>(ranks.size())) {
+    throw InputError(ctx.file, line_of(n["root"]), path + ".root",
+                     fmt::format("rank {} does not exist (0..{})", p.root, ranks.size() - 1));
+  }
+  std::vector<Phase> program;
+  std::vector<CollectiveCall> calls;
+  for (Bytes b : p.sizes) {
+    for (int64_t i = 0; i < p.warmup + p.iterations; ++i) {
+      const CollectiveCall call{op, b, static_cast<uint32_t>(p.root)};
+      program.push_back({Time(), Time(), {call}});
+      calls.push_back(call);
+    }
+  }
+  WorkloadFlows out;
+  out.resolved = CollectiveParams::schema().dump(p);
+  out.install = [p, ranks, program, calls, op, path](Network& net,
+                                                     uint16_t workload) -> std::shared_ptr<WorkloadReport> {
+    auto g = install_collectives(net, ranks, p.protocol, program, p.start, workload);
+    CollectiveReport::Layout table{op, p.sizes, p.warmup, p.iterations, p.in_place, static_cast<uint32_t>(p.root)};
+    return std::make_shared<CollectiveReport>(path, g, calls, net, table);
+  };
+  return out;
+}
+
+}  // namespace
+
+WorkloadEntry collective_workload() {
+  return {"collective", "NCCL collectives between GPUs (nccl-tests)", generate_collective,
+          describe_schema<CollectiveParams>()};
+}
+
+}  // namespace rocesim
