@@ -71,6 +71,6 @@ const Schema<ProtocolParams>& ProtocolParams::schema() {
   return s;
 }
 
-bool splits_per_rank(CollOp op) { return op != CollOp::kBroadcast; }
+bool splits_per_rank(CollOp op) { return op != CollOp::kBroadcast && op != CollOp::kAllReduce; }
 
 }  // namespace rocesim

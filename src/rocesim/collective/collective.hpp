@@ -19,7 +19,7 @@ std::optional<CollOp> parse_coll_op(const std::string& s);
 // broadcast 1.
 double busbw_factor(CollOp op, size_t ranks);
 // Whether the operation needs its size to be a multiple of element size x ranks (its buffer splits into one
-// equal block per rank).
+// equal block per rank); all-reduce and broadcast need only whole elements.
 bool splits_per_rank(CollOp op);
 
 // NCCL's Simple protocol as the engine runs it (values from NVIDIA/nccl: src/include/device.h NCCL_STEPS,

@@ -130,6 +130,20 @@ nlohmann::json CollectiveReport::summary() const {
   return {{"collectives", rows}};
 }
 
+void check_collective_size(CollOp op, Bytes b, size_t ranks, const YAML::Node& at, const ParseCtx& ctx,
+                           const std::string& key) {
+  if (b.count() < 1 || b.count() > (int64_t{1} << 40)) {
+    throw InputError(ctx.file, line_of(at), key, to_string(b) + " is not a collective size (1 B to 1 TiB)");
+  }
+  const int64_t unit = 4 * (splits_per_rank(op) ? static_cast<int64_t>(ranks) : 1);
+  if (b.count() % unit != 0) {
+    throw InputError(
+        ctx.file, line_of(at), key,
+        fmt::format("{} of {} bytes over {} ranks: must be a multiple of {} (4-byte floats{})", to_string(op),
+                    b.count(), ranks, unit, splits_per_rank(op) ? ", one equal block per rank" : ""));
+  }
+}
+
 std::vector<RankPlace> select_ranks(const std::vector<int64_t>& servers, const YAML::Node& n, const ParseCtx& ctx,
                                     const std::string& path, const WorkloadContext& wc, const std::string& key) {
   if (wc.gpus_per_server <= 0) {

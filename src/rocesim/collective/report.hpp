@@ -46,6 +46,11 @@ class CollectiveReport final : public WorkloadReport {
   size_t ranks_ = 0;
 };
 
+// Checks a collective's size against what its operation needs (1 B to 1 TiB, whole 4-byte elements, one equal
+// block per rank where the operation splits its buffer); errors name `key`.
+void check_collective_size(CollOp op, Bytes b, size_t ranks, const YAML::Node& at, const ParseCtx& ctx,
+                           const std::string& key);
+
 // The ranks of a group: every GPU of each listed server (all servers if the list is empty). Errors name the key.
 std::vector<RankPlace> select_ranks(const std::vector<int64_t>& servers, const YAML::Node& n, const ParseCtx& ctx,
                                     const std::string& path, const WorkloadContext& wc, const std::string& key);

@@ -45,23 +45,6 @@ struct CollectiveParams {
   }
 };
 
-// Checks a collective's size against what its operation needs; errors name `key`.
-void check_size(CollOp op, Bytes b, size_t ranks, const YAML::Node& at, const ParseCtx& ctx, const std::string& key) {
-  if (b.count() < 1 || b.count() > (int64_t{1} << 40)) {
-    throw InputError(ctx.file, line_of(at), key, to_string(b) + " is not a collective size (1 B to 1 TiB)");
-  }
-  const int64_t unit = 4 * (splits_per_rank(op) ? static_cast<int64_t>(ranks) : 1);
-  if (op != CollOp::kAllReduce && b.count() % unit != 0) {
-    throw InputError(ctx.file, line_of(at), key,
-                     fmt::format("{} {} bytes over {} ranks: must be a multiple of {} (4-byte floats{})", to_string(op),
-                                 b.count(), ranks, unit, splits_per_rank(op) ? ", one equal block per rank" : ""));
-  }
-  if (op == CollOp::kAllReduce && b.count() % 4 != 0) {
-    throw InputError(ctx.file, line_of(at), key,
-                     fmt::format("all_reduce of {} bytes: must be a multiple of 4 (4-byte floats)", b.count()));
-  }
-}
-
 WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                   const WorkloadContext& wc, Rng&) {
   const CollectiveParams p = CollectiveParams::schema().parse(n, ctx, path);
@@ -71,7 +54,7 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
     throw InputError(ctx.file, line_of(n["sizes"]), path + ".sizes", "needs at least one size");
   }
   for (Bytes b : p.sizes) {
-    check_size(op, b, ranks.size(), n["sizes"], ctx, path + ".sizes");
+    check_collective_size(op, b, ranks.size(), n["sizes"], ctx, path + ".sizes");
   }
   if (p.root >= static_cast<int64_t>(ranks.size())) {
     throw InputError(ctx.file, line_of(n["root"]), path + ".root",

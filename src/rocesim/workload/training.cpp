@@ -66,13 +66,7 @@ WorkloadFlows generate_training(const YAML::Node& n, const ParseCtx& ctx, const 
     } catch (const UnitError& e) {
       throw InputError(ctx.file, line_of(n["collectives"]), path + ".collectives", e.message);
     }
-    const int64_t unit =
-        4 * (splits_per_rank(*op) && *op != CollOp::kAllReduce ? static_cast<int64_t>(ranks.size()) : 1);
-    if (b.count() < 1 || b.count() % unit != 0) {
-      throw InputError(ctx.file, line_of(n["collectives"]), path + ".collectives",
-                       fmt::format("{} of {} bytes over {} ranks: must be a positive multiple of {}", to_string(*op),
-                                   b.count(), ranks.size(), unit));
-    }
+    check_collective_size(*op, b, ranks.size(), n["collectives"], ctx, path + ".collectives");
     step.push_back({*op, b, 0});
   }
   if (step.empty()) {
