@@ -96,6 +96,66 @@ TEST(Collective, EveryOperationCompletesAndMovesItsData) {
   }
 }
 
+TEST(CollectiveAlgorithm, TreeOnTwoServersIsBoundByTheChainsOverNvlink) {
+  auto sim = run_sim(kTwoDgx, {"workload.0.protocol.algorithm=tree"});
+  const auto row = first_row(*sim);
+  // 2 x 8 tree channels (each channel's copy on the mirrored tree), each a chain of the 8 GPUs of a server whose
+  // head sends to the other server: every GPU is head of 2 channels and tail of 2, so it writes its channel share
+  // S / 16 up the chain in 14 channels and down it in 14: 28 x S / 16 = 1.75 S over its 380 GB/s NVLink. The
+  // NICs carry S / 8 each way (50 GB/s: 0.67 ms for 512 MiB), less than NVLink's 2.47 ms.
+  const double s = 512.0 * 1048576;
+  const double bound_us = 1.75 * s / 380e3;
+  const double busbw_bound = 2.0 * 15 / 16 * s / 1e3 / bound_us;  // 407 GB/s
+  EXPECT_GE(row.time_us, bound_us);
+  EXPECT_LE(row.time_us, bound_us * 1.03);
+  EXPECT_LE(row.busbw, busbw_bound);
+  EXPECT_EQ(unfinished(sim->net()), 0);
+}
+
+TEST(CollectiveAlgorithm, HalvingDoublingOnTwoServersTakesItsStepsOneAfterTheOther) {
+  auto sim = run_sim(kTwoDgx, {"workload.0.protocol.algorithm=halving_doubling", "workload.0.sizes=[256MiB]"});
+  const auto row = first_row(*sim);
+  // 16 ranks, nearest partners first: reduce-scatter steps exchange S/2, S/4, S/8 over NVLink (380 GB/s each
+  // way per GPU) and S/16 between the servers over the GPU's own NIC (400G: 4096 B of payload per 4096 + 78 B
+  // frame, 49.07 GB/s of data); the all-gather the same in reverse, each step after the one before.
+  const double s = 256.0 * 1048576;
+  const double nic = 50e3 * 4096 / (4096 + 78);  // bytes per us
+  const double bound_us = 2 * (7.0 / 8 * s / 380e3 + s / 16 / nic);
+  EXPECT_GE(row.time_us, bound_us);
+  EXPECT_LE(row.time_us, bound_us * 1.04);
+  EXPECT_EQ(unfinished(sim->net()), 0);
+}
+
+TEST(CollectiveAlgorithm, TreeAndHalvingDoublingCutTheLatencyOfSmallAllReduces) {
+  // 8 servers x 8 GPUs, 8 B: the ring takes 2(n - 1) = 126 steps one after the other, 112 of them across NVLink
+  // (at least nvlink_hop = 3.4 us each); the tree goes up a chain of 7 NVLink hops and 3 tree levels between
+  // servers and back down (20 steps); halving-doubling takes 6 steps each way (3 over NVLink, 3 between
+  // servers). A step between servers is a 64 B RDMA write across 3 switches (< 10 us here).
+  const std::vector<std::string> base = {"topology.servers_per_leaf=8", "topology.spines=8", "workload.0.sizes=[8B]"};
+  const auto time_of = [&](const std::string& algo) {
+    std::vector<std::string> set = base;
+    set.push_back("workload.0.protocol.algorithm=" + algo);
+    auto sim = run_sim(kTwoDgx, set);
+    return first_row(*sim).time_us;
+  };
+  const double ring = time_of("ring"), tree = time_of("tree"), hd = time_of("halving_doubling");
+  const double base_us = 8.4;
+  EXPECT_GE(ring, base_us + 112 * 3.4);
+  EXPECT_LE(tree, base_us + 14 * 3.4 + 6 * 10);
+  EXPECT_LE(hd, base_us + 6 * 3.4 + 6 * 10);
+}
+
+TEST(CollectiveAlgorithm, HalvingDoublingFoldsAGroupThatIsNotAPowerOfTwo) {
+  // 3 servers: 24 ranks, 8 beyond the 16 of the largest power of two, so ranks 0..15 fold in pairs.
+  auto sim = run_sim(kTwoDgx, {"topology.servers_per_leaf=3", "workload.0.protocol.algorithm=halving_doubling",
+                               "workload.0.sizes=[24MiB]"});
+  const auto row = first_row(*sim);
+  EXPECT_GT(row.busbw, 0);
+  EXPECT_EQ(unfinished(sim->net()), 0);
+  const auto* r = dynamic_cast<const CollectiveReport*>(sim->reports().at(0).get());
+  EXPECT_EQ(instance_times(*r->group()).at(0).ranks_done, 24u);
+}
+
 TEST(Training, EightServersOfEightGpusRunTheirSteps) {
   auto sim = run_sim(R"(
 stop: 50ms
@@ -120,13 +180,14 @@ workload:
 }
 
 TEST(CollectiveInput, BadGroupsAndSizesAreErrorsNamingTheKey) {
-  for (const auto& [set, key] :
-       std::vector<std::pair<std::string, std::string>>{{"workload.0.servers=[0, 5]", "workload.0.servers"},
-                                                        {"workload.0.servers=[1, 1]", "workload.0.servers"},
-                                                        {"workload.0.op=all_gather", "workload.0.sizes"},
-                                                        {"workload.0.root=16", "workload.0.root"},
-                                                        {"server.gpus=0", "workload.0.type"},
-                                                        {"workload.0.op=scan", "workload.0.op"}}) {
+  for (const auto& [set, key] : std::vector<std::pair<std::string, std::string>>{
+           {"workload.0.servers=[0, 5]", "workload.0.servers"},
+           {"workload.0.servers=[1, 1]", "workload.0.servers"},
+           {"workload.0.op=all_gather", "workload.0.sizes"},
+           {"workload.0.root=16", "workload.0.root"},
+           {"server.gpus=0", "workload.0.type"},
+           {"workload.0.op=scan", "workload.0.op"},
+           {"workload.0.protocol.algorithm=ring_of_fire", "workload.0.protocol.algorithm"}}) {
     try {
       make_sim(kTwoDgx, {set, set.find("all_gather") != std::string::npos ? "workload.0.sizes=[1000B]"
                                                                           : "workload.0.sizes=[1024B]"});
@@ -134,6 +195,12 @@ TEST(CollectiveInput, BadGroupsAndSizesAreErrorsNamingTheKey) {
     } catch (const InputError& e) {
       EXPECT_EQ(e.key(), key) << set;
     }
+  }
+  try {
+    make_sim(kTwoDgx, {"workload.0.op=all_gather", "workload.0.protocol.algorithm=tree"});
+    FAIL() << "tree all_gather";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "workload.0.protocol.algorithm");
   }
 }
 

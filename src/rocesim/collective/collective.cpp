@@ -1,5 +1,7 @@
 #include "rocesim/collective/collective.hpp"
 
+#include "rocesim/collective/algorithm.hpp"
+
 namespace rocesim {
 
 const char* to_string(CollOp op) {
@@ -46,8 +48,12 @@ double busbw_factor(CollOp op, size_t ranks) {
 const Schema<ProtocolParams>& ProtocolParams::schema() {
   static const Schema<ProtocolParams> s = [] {
     Schema<ProtocolParams> sc("collective protocol", "NCCL's Simple protocol as the engine runs it");
-    sc.add(&ProtocolParams::channels, "channels", "8", "rings run side by side, each starting at another GPU (rail)",
-           in_range<int64_t>(1, 64))
+    sc.add(&ProtocolParams::algorithm, "algorithm", "ring",
+           "all-reduce algorithm (NCCL_ALGO): " + registry_doc(collective_algorithm_registry()) +
+               "; the other operations run on rings, all-to-all in pairs",
+           one_of(collective_algorithm_registry().names()))
+        .add(&ProtocolParams::channels, "channels", "8", "rings run side by side, each starting at another GPU (rail)",
+             in_range<int64_t>(1, 64))
         .add(&ProtocolParams::slice, "slice", "1MiB",
              "data a ring step moves at a time (NCCL Simple: 4 MiB buffer / 8 steps x 2 steps per slice)",
              at_least(Bytes(64)))

@@ -25,15 +25,16 @@ bool splits_per_rank(CollOp op);
 // NCCL's Simple protocol as the engine runs it (values from NVIDIA/nccl: src/include/device.h NCCL_STEPS,
 // src/enqueue.cc and src/graph/tuning.cc), one set per group of ranks.
 struct ProtocolParams {
-  int64_t channels = 8;  // rings, each over its own pair of rails
-  Bytes slice;           // data a step moves at a time: buffer / NCCL_STEPS x SLICESTEPS (4 MiB / 8 x 2)
-  int64_t window = 4;    // slices in flight per connection: NCCL_STEPS / SLICESTEPS
-  Time base_latency;     // per collective (tuning.cc baseLat, Simple ring 8.4 us)
-  Time nvlink_hop;       // per step across NVLink (hwLat NVLINK Simple ring 3.4 us)
-  Time pcie_hop;         // per step across PCIe (hwLat PCI Simple ring 5.7 us)
-  Time net_hop;          // per step across the network beyond what the fabric simulation takes (proxy)
-  Bytes credit_message;  // the clear-to-send a receiver writes back for a freed slot over the network
-  int64_t priority = 3;  // of the traffic between servers
+  std::string algorithm;  // of all-reduce (algorithm.hpp)
+  int64_t channels = 8;   // rings (trees), each starting at another GPU and so on another rail
+  Bytes slice;            // data a step moves at a time: buffer / NCCL_STEPS x SLICESTEPS (4 MiB / 8 x 2)
+  int64_t window = 4;     // slices in flight per connection: NCCL_STEPS / SLICESTEPS
+  Time base_latency;      // per collective (tuning.cc baseLat, Simple ring 8.4 us)
+  Time nvlink_hop;        // per step across NVLink (hwLat NVLINK Simple ring 3.4 us)
+  Time pcie_hop;          // per step across PCIe (hwLat PCI Simple ring 5.7 us)
+  Time net_hop;           // per step across the network beyond what the fabric simulation takes (proxy)
+  Bytes credit_message;   // the clear-to-send a receiver writes back for a freed slot over the network
+  int64_t priority = 3;   // of the traffic between servers
   static const Schema<ProtocolParams>& schema();
 };
 

@@ -7,29 +7,18 @@
 
 namespace rocesim {
 
-// A directed connection between two ranks: one ring edge of one channel, or one pair of an all-to-all.
-struct CollLink {
-  uint32_t from = 0, to = 0;        // ranks
-  bool net = false;                 // between servers: over a queue pair
-  uint32_t qp_from = 0, qp_to = 0;  // the queue pair's handles at the two servers
-};
-
 class CollectiveApp;
 
 class CollectiveGroup {
  public:
-  std::vector<RankPlace> ranks;
+  explicit CollectiveGroup(std::vector<RankPlace> ranks) : layout(std::move(ranks)) {}
+  GroupLayout layout;
   ProtocolParams proto;
   bool gpudirect = true;
   Time memcpy_latency;
-  std::vector<std::vector<uint32_t>> rings;     // per channel: ranks in ring order
-  std::vector<std::vector<uint32_t>> ring_pos;  // per channel: rank -> position
-  std::vector<std::vector<uint32_t>> ring_out;  // per channel: rank -> its link to the next rank
-  std::vector<uint32_t> pair_link;              // all-to-all: from x n + to -> link
-  std::vector<CollLink> links;
+  std::array<std::shared_ptr<const CollectiveAlgorithm>, 5> by_op;  // the algorithm each operation runs
   size_t instances = 0;
   std::vector<const CollectiveApp*> apps;  // per server of the group, for results
-  std::vector<uint32_t> servers;
 };
 
 namespace {
@@ -38,16 +27,13 @@ namespace {
 enum Tag : uint64_t { kPassDone, kArrive, kCredit, kPhaseTimer, kBegin };
 uint64_t cookie(Tag t, uint64_t v) { return v << 4 | t; }
 
-// Near-equal blocks of `total` in `parts`, each a multiple of `unit` bytes where possible.
-std::vector<int64_t> split(int64_t total, size_t parts, int64_t unit) {
-  std::vector<int64_t> out(parts, 0);
-  const int64_t units = total / unit, rest = total % unit;
-  for (size_t i = 0; i < parts; ++i) {
-    out[i] =
-        (units / static_cast<int64_t>(parts) + (static_cast<int64_t>(i) < units % static_cast<int64_t>(parts))) * unit;
+template <class F>
+void each(const std::array<uint32_t, 3>& links, F f) {
+  for (uint32_t l : links) {
+    if (l != kNoLink) {
+      f(l);
+    }
   }
-  out.back() += rest;
-  return out;
 }
 
 }  // namespace
@@ -62,7 +48,7 @@ class CollectiveApp final : public Application {
       s.rank = r;
       ranks_.push_back(std::move(s));
     }
-    link_.resize(g.links.size());
+    link_.resize(g.layout.links.size());
     times_.resize(ranks_.size());
   }
   void set_self(uint32_t id) { self_ = id; }
@@ -92,12 +78,12 @@ class CollectiveApp final : public Application {
       return;
     }
     const uint32_t l = handle_link_[c.qp];
-    const CollLink& link = g_.links[l];
-    if (g_.ranks[link.to].server == server_ && c.qp == link.qp_to) {  // data arrived for one of our ranks
+    const CollLink& link = g_.layout.links[l];
+    if (g_.layout.ranks[link.to].server == server_ && c.qp == link.qp_to) {  // data arrived for one of our ranks
       if (g_.gpudirect) {
         host.after(g_.proto.net_hop, self_, cookie(kArrive, l));
       } else {  // staged: copy from host memory to the GPU
-        const RankPlace& to = g_.ranks[link.to];
+        const RankPlace& to = g_.layout.ranks[link.to];
         host.add_cpu(g_.memcpy_latency);
         host.transfer(Place::host(), Place::gpu(to.gpu), Bytes(c.bytes), g_.memcpy_latency + g_.proto.net_hop, self_,
                       cookie(kArrive, l));
@@ -108,16 +94,12 @@ class CollectiveApp final : public Application {
   }
 
  private:
-  struct Item {
-    int64_t bytes = 0;
-    bool recv = false, reduce = false, send = false;
-  };
-  struct Runner {
-    std::vector<Item> items;
+  struct RunnerState {
+    Runner items;
     size_t pos = 0;
     bool busy = false;
     bool finished = false;
-    uint32_t in = UINT32_MAX, out = UINT32_MAX;  // links
+    int pending = 0;  // transfers of the current item not yet done
   };
   struct RankState {
     uint32_t rank = 0;
@@ -126,8 +108,9 @@ class CollectiveApp final : public Application {
     int stage = 0;        // 1: the phase's first compute; 2: its collectives and the compute beside them
     int waiting = 0;      // parts of the stage not yet done
     size_t instance = 0;  // of the collective being run
-    std::vector<Runner> runners;
+    std::vector<RunnerState> runners;
     size_t runners_left = 0;
+    std::vector<uint32_t> gated;  // runners waiting for another runner's items
   };
   // Per link, both ends' counters (this server touches only the ends of its own ranks).
   struct LinkState {
@@ -140,7 +123,7 @@ class CollectiveApp final : public Application {
     const uint64_t v = c >> 4;
     switch (static_cast<Tag>(c & 15)) {
       case kPassDone:
-        pass_done(host, static_cast<uint32_t>(v >> 20), static_cast<uint32_t>(v & 0xFFFFF));
+        transfer_done(host, static_cast<uint32_t>(v >> 20), static_cast<uint32_t>(v & 0xFFFFF));
         break;
       case kArrive: {
         LinkState& ls = link_[v];
@@ -217,7 +200,10 @@ class CollectiveApp final : public Application {
   void begin_call(Host& host, uint32_t lr) {
     RankState& s = ranks_[lr];
     const CollectiveCall& call = program_[static_cast<size_t>(s.phase)].calls[s.call];
-    build_runners(s, call);
+    s.runners.clear();
+    for (Runner& items : g_.by_op[static_cast<size_t>(call.op)]->runners(s.rank, call)) {
+      s.runners.push_back({std::move(items)});
+    }
     s.runners_left = s.runners.size();
     for (uint32_t i = 0; i < s.runners.size(); ++i) {
       advance(host, lr, i);
@@ -230,97 +216,32 @@ class CollectiveApp final : public Application {
     RankState& s = ranks_[lr];
     times_[lr].back().second = host.now();
     s.runners.clear();
+    s.gated.clear();
     ++s.call;
     start_call(host, lr);
-  }
-
-  void build_runners(RankState& s, const CollectiveCall& call) {
-    s.runners.clear();
-    const size_t n = g_.ranks.size();
-    const uint32_t r = s.rank;
-    const int64_t unit = 4;  // bytes of one element (float)
-    if (n == 1) {
-      return;
-    }
-    if (call.op == CollOp::kAllToAll) {
-      const int64_t block = call.bytes.count() / static_cast<int64_t>(n);
-      for (uint32_t p = 0; p < n; ++p) {
-        if (p == r) {
-          continue;
-        }
-        Runner run;
-        run.out = g_.pair_link[r * n + p];
-        run.in = g_.pair_link[p * n + r];
-        const bool nvl = g_.ranks[p].server == g_.ranks[r].server;
-        const int64_t chunk = nvl ? 512 * 1024 : 128 * 1024;  // NCCL's p2p chunks over NVLink and the network
-        const int64_t slices = std::max<int64_t>(1, (block + chunk - 1) / chunk);
-        const std::vector<int64_t> parts = split(block, static_cast<size_t>(slices), 1);
-        for (int64_t b : parts) {
-          run.items.push_back({b, false, false, true});
-          run.items.push_back({b, true, false, false});
-        }
-        s.runners.push_back(std::move(run));
-      }
-      return;
-    }
-    const size_t channels = g_.rings.size();
-    const std::vector<int64_t> per_channel = split(call.bytes.count(), channels, unit);
-    for (size_t c = 0; c < channels; ++c) {
-      Runner run;
-      const uint32_t pos = g_.ring_pos[c][r];
-      const uint32_t prev = g_.rings[c][(pos + n - 1) % n];
-      run.out = g_.ring_out[c][r];
-      run.in = g_.ring_out[c][prev];
-      // NCCL's loop: the channel's data goes round the ring a chunk (window / 2 slices) per rank at a time, every
-      // step of the algorithm on one chunk before the next (src/device/all_reduce.h); a chunk never needs more
-      // than half the slots, so neighbours waiting on each other always find one free.
-      const int64_t chunk = std::max<int64_t>(1, g_.proto.window / 2) * g_.proto.slice.count();
-      const auto add = [&](int64_t block, int64_t loop, bool recv, bool reduce, bool send) {
-        const int64_t bytes = std::clamp<int64_t>(block - loop * chunk, 0, chunk);
-        const int64_t slices = std::max<int64_t>(1, (bytes + g_.proto.slice.count() - 1) / g_.proto.slice.count());
-        for (int64_t b : split(bytes, static_cast<size_t>(slices), 1)) {
-          run.items.push_back({b, recv, reduce, send});
-        }
-      };
-      if (call.op == CollOp::kBroadcast) {
-        const uint32_t root_pos = g_.ring_pos[c][call.root];
-        const size_t p = (pos + n - root_pos) % n;
-        const int64_t loops = std::max<int64_t>(1, (per_channel[c] + chunk - 1) / chunk);
-        for (int64_t loop = 0; loop < loops; ++loop) {
-          add(per_channel[c], loop, p > 0, false, p + 1 < n);
-        }
-      } else {
-        const std::vector<int64_t> blocks = split(per_channel[c], n, unit);
-        const int64_t largest = *std::max_element(blocks.begin(), blocks.end());
-        const int64_t loops = std::max<int64_t>(1, (largest + chunk - 1) / chunk);
-        const auto block = [&](size_t t) { return blocks[(pos + n * 2 - t) % n]; };
-        const size_t n_ops = call.op == CollOp::kAllReduce ? 2 * n - 1 : n;
-        for (int64_t loop = 0; loop < loops; ++loop) {
-          for (size_t t = 0; t < n_ops; ++t) {
-            const bool recv = t > 0, send = t + 1 < n_ops;
-            const bool reduce =
-                recv && (call.op == CollOp::kAllReduce ? t <= n - 1 : call.op == CollOp::kReduceScatter);
-            add(block(t), loop, recv, reduce, send);
-          }
-        }
-      }
-      s.runners.push_back(std::move(run));
-    }
   }
 
   // Works through a runner's items until one has to wait.
   void advance(Host& host, uint32_t lr, uint32_t ri) {
     RankState& s = ranks_[lr];
-    Runner& run = s.runners[ri];
+    RunnerState& run = s.runners[ri];
     while (!run.busy && run.pos < run.items.size()) {
       const Item& it = run.items[run.pos];
-      if (it.recv && link_[run.in].arrived <= link_[run.in].consumed) {
-        link_[run.in].waiting_receiver.push_back({lr, ri});
+      if (it.after_runner != kNoLink && s.runners[it.after_runner].pos < it.after_items) {
+        s.gated.push_back(ri);
         return;
       }
-      if (it.send && link_[run.out].sent - link_[run.out].freed >= g_.proto.window) {
-        link_[run.out].waiting_sender.push_back({lr, ri});
-        return;
+      for (uint32_t l : it.in) {
+        if (l != kNoLink && link_[l].arrived <= link_[l].consumed) {
+          link_[l].waiting_receiver.push_back({lr, ri});
+          return;
+        }
+      }
+      for (uint32_t l : it.out) {
+        if (l != kNoLink && link_[l].sent - link_[l].freed >= g_.layout.links[l].window) {
+          link_[l].waiting_sender.push_back({lr, ri});
+          return;
+        }
       }
       run.busy = true;
       start_pass(host, lr, ri, it);
@@ -332,39 +253,71 @@ class CollectiveApp final : public Application {
       }
     }
   }
-  // The item's work on the GPU: reduce and/or write the slice toward its receiver.
+  // The item's work on the GPU, as fluid transfers side by side: the reduction of each received slice, the write
+  // to each receiver in the server, and (staged) the copy to host memory before the sends between servers.
   void start_pass(Host& host, uint32_t lr, uint32_t ri, const Item& it) {
-    const RankPlace& me = g_.ranks[ranks_[lr].rank];
+    const RankPlace& me = g_.layout.ranks[ranks_[lr].rank];
     const uint64_t done = cookie(kPassDone, uint64_t{lr} << 20 | ri);
     Interconnect& ic = host.interconnect();
     const ServerModel& m = ic.model();
-    std::vector<uint16_t> path;
+    const Bytes bytes(it.bytes);
+    // The first transfer pipelines the first reduction with the first write (or the staging copy).
+    std::vector<uint16_t> first;
+    int extra_inputs = -1;
+    each(it.in, [&](uint32_t) { ++extra_inputs; });
     if (it.reduce) {
-      path.push_back(m.reduce(me.gpu));
+      first.push_back(m.reduce(me.gpu));
     }
-    Time latency;
-    if (it.send) {
-      const CollLink& out = g_.links[ranks_[lr].runners[ri].out];
-      ++link_[ranks_[lr].runners[ri].out].sent;
+    Time first_latency;
+    bool merged = false;  // a write or copy rides in the first transfer
+    bool staged = false;
+    int started = 0;
+    const auto launch = [&](const std::vector<uint16_t>& path, Bytes b, Time latency) {
+      ++started;
+      ic.start(path, b, latency, self_, done);
+    };
+    each(it.out, [&](uint32_t l) {
+      ++link_[l].sent;
+      const CollLink& out = g_.layout.links[l];
+      std::vector<uint16_t> p;
+      Time latency;
       if (!out.net) {
-        const std::vector<uint16_t> p = m.path(Place::gpu(me.gpu), Place::gpu(g_.ranks[out.to].gpu));
-        path.insert(path.end(), p.begin(), p.end());
-      } else if (!g_.gpudirect) {  // staged: copy to host memory first
-        const std::vector<uint16_t> p = m.path(Place::gpu(me.gpu), Place::host());
-        path.insert(path.end(), p.begin(), p.end());
+        p = m.path(Place::gpu(me.gpu), Place::gpu(g_.layout.ranks[out.to].gpu));
+      } else if (!g_.gpudirect && !staged) {  // staged: one copy to host memory for every send between servers
+        staged = true;
+        p = m.path(Place::gpu(me.gpu), Place::host());
         latency = g_.memcpy_latency;
         host.add_cpu(g_.memcpy_latency);
+      } else {
+        return;
       }
+      if (!merged) {
+        merged = true;
+        first.insert(first.end(), p.begin(), p.end());
+        first_latency = latency;
+      } else {
+        launch(p, bytes, latency);
+      }
+    });
+    if (it.reduce && extra_inputs > 0) {
+      launch({m.reduce(me.gpu)}, Bytes(it.bytes * extra_inputs), Time());
     }
-    ic.start(path, Bytes(path.empty() ? 0 : it.bytes), latency, self_, done);
+    if (!first.empty() || started == 0) {
+      launch(first, first.empty() ? Bytes(0) : bytes, first_latency);
+    }
+    ranks_[lr].runners[ri].pending = started;
+  }
+  void transfer_done(Host& host, uint32_t lr, uint32_t ri) {
+    if (--ranks_[lr].runners[ri].pending == 0) {
+      pass_done(host, lr, ri);
+    }
   }
   void pass_done(Host& host, uint32_t lr, uint32_t ri) {
     RankState& s = ranks_[lr];
-    Runner& run = s.runners[ri];
+    RunnerState& run = s.runners[ri];
     const Item it = run.items[run.pos];
-    if (it.send) {
-      const uint32_t l = run.out;
-      const CollLink& out = g_.links[l];
+    each(it.out, [&](uint32_t l) {
+      const CollLink& out = g_.layout.links[l];
       if (!out.net) {
         const bool nvl = host.model().params().nvswitch;
         host.after(nvl ? g_.proto.nvlink_hop : g_.proto.pcie_hop, self_, cookie(kArrive, l));
@@ -376,11 +329,10 @@ class CollectiveApp final : public Application {
         wr.workload = workload_;
         host.post(out.qp_from, wr);
       }
-    }
-    if (it.recv) {
-      const uint32_t l = run.in;
+    });
+    each(it.in, [&](uint32_t l) {
       ++link_[l].consumed;
-      const CollLink& in = g_.links[l];
+      const CollLink& in = g_.layout.links[l];
       if (!in.net) {
         credit(host, l);
       } else {
@@ -391,10 +343,20 @@ class CollectiveApp final : public Application {
         wr.workload = workload_;
         host.post(in.qp_to, wr);
       }
-    }
+    });
     run.busy = false;
     ++run.pos;
-    advance(host, lr, ri);
+    // Runners waiting for this one's items may go on, then this one.
+    std::vector<uint32_t> gated;
+    gated.swap(s.gated);
+    for (uint32_t g : gated) {
+      if (g < s.runners.size()) {
+        advance(host, lr, g);
+      }
+    }
+    if (ri < s.runners.size()) {
+      advance(host, lr, ri);
+    }
   }
 
  public:
@@ -420,111 +382,75 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
                                                            const ProtocolParams& proto,
                                                            const std::vector<Phase>& program, Time start,
                                                            uint16_t workload) {
-  auto g = std::make_shared<CollectiveGroup>();
-  g->ranks = ranks;
+  auto g = std::make_shared<CollectiveGroup>(ranks);
   g->proto = proto;
   const Host& first = net.server(ranks.front().server);
   g->gpudirect = first.model().params().gpudirect;
   g->memcpy_latency = first.model().params().memcpy_latency;
-  const size_t n = ranks.size();
+  // The algorithms the program needs: all-to-all in pairs, all-reduce the one named, the rest on rings.
+  const AlgorithmFactory& all_reduce = collective_algorithm_registry().find(proto.algorithm)->make;
+  std::shared_ptr<const CollectiveAlgorithm> rings;  // one set for every operation that runs on rings
   for (const Phase& ph : program) {
     g->instances += ph.calls.size();
-  }
-  // Servers in the group, in rank order, and each server's GPUs in it.
-  std::vector<uint32_t> servers;
-  std::map<uint32_t, std::vector<uint32_t>> by_server;  // server -> its ranks
-  for (uint32_t r = 0; r < n; ++r) {
-    if (!by_server.count(ranks[r].server)) {
-      servers.push_back(ranks[r].server);
-    }
-    by_server[ranks[r].server].push_back(r);
-  }
-  g->servers = servers;
-  // Rail-aligned snake rings, one per channel.
-  const size_t channels = static_cast<size_t>(proto.channels);
-  g->rings.resize(channels);
-  g->ring_pos.assign(channels, std::vector<uint32_t>(n, 0));
-  g->ring_out.assign(channels, std::vector<uint32_t>(n, 0));
-  for (size_t c = 0; c < channels; ++c) {
-    for (size_t j = 0; j < servers.size(); ++j) {
-      const std::vector<uint32_t>& local = by_server[servers[j]];
-      const size_t k = local.size();
-      for (size_t i = 0; i < k; ++i) {
-        const size_t idx = j % 2 == 0 ? (c + i) % k : (c + k - 1 - i) % k;
-        g->rings[c].push_back(local[idx]);
-      }
-    }
-  }
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> made;  // (from, to) -> link, for sharing a queue pair
-  const auto link = [&](uint32_t from, uint32_t to) {
-    CollLink l;
-    l.from = from;
-    l.to = to;
-    l.net = ranks[from].server != ranks[to].server;
-    g->links.push_back(l);
-    return static_cast<uint32_t>(g->links.size() - 1);
-  };
-  for (size_t c = 0; c < channels; ++c) {
-    for (uint32_t p = 0; p < n; ++p) {
-      g->ring_pos[c][g->rings[c][p]] = p;
-    }
-    for (uint32_t p = 0; p < n; ++p) {
-      g->ring_out[c][g->rings[c][p]] = link(g->rings[c][p], g->rings[c][(p + 1) % n]);
-    }
-  }
-  bool a2a = false;
-  for (const Phase& ph : program) {
     for (const CollectiveCall& call : ph.calls) {
-      a2a |= call.op == CollOp::kAllToAll;
-    }
-  }
-  if (a2a) {
-    g->pair_link.assign(n * n, 0);
-    for (uint32_t a = 0; a < n; ++a) {
-      for (uint32_t b = 0; b < n; ++b) {
-        if (a != b) {
-          g->pair_link[a * n + b] = link(a, b);
+      auto& algo = g->by_op[static_cast<size_t>(call.op)];
+      if (algo) {
+        continue;
+      }
+      if (call.op == CollOp::kAllToAll) {
+        algo = make_pairwise(g->layout, proto);
+      } else if (call.op == CollOp::kAllReduce && proto.algorithm != "ring") {
+        algo = all_reduce(g->layout, proto);
+      } else {
+        if (!rings) {
+          rings = make_ring(g->layout, proto);
         }
+        algo = rings;
       }
     }
   }
+  const GroupLayout& layout = g->layout;
   // One application per server.
-  std::map<uint32_t, CollectiveApp*> app_of;
-  std::map<uint32_t, uint32_t> app_id;
-  for (uint32_t s : servers) {
-    Host& host = net.server(s);
-    auto app = std::make_unique<CollectiveApp>(*g, by_server[s], program, s);
+  std::vector<CollectiveApp*> app_of(layout.servers.size());
+  std::vector<uint32_t> app_id(layout.servers.size());
+  const auto server_index = [&](uint32_t server) {
+    return static_cast<size_t>(std::find(layout.servers.begin(), layout.servers.end(), server) -
+                               layout.servers.begin());
+  };
+  for (size_t j = 0; j < layout.servers.size(); ++j) {
+    Host& host = net.server(layout.servers[j]);
+    auto app = std::make_unique<CollectiveApp>(*g, layout.local[j], program, layout.servers[j]);
     app->workload_ = workload;
-    app_of[s] = app.get();
+    app_of[j] = app.get();
     g->apps.push_back(app.get());
-    const uint32_t id = host.add_app(std::move(app));
-    app_of[s]->set_self(id);
-    app_id[s] = id;
+    app_id[j] = host.add_app(std::move(app));
+    app_of[j]->set_self(app_id[j]);
     // The NICs read and write GPU memory (GPUDirect) or host memory (staging).
-    for (uint32_t r : by_server[s]) {
+    for (uint32_t r : layout.local[j]) {
       net.point_dma(ranks[r].endpoint, g->gpudirect ? Place::gpu(ranks[r].gpu) : Place::host());
     }
   }
   // Queue pairs for the links between servers: data from the sender, credits back.
-  for (uint32_t l = 0; l < g->links.size(); ++l) {
-    CollLink& cl = g->links[l];
+  for (uint32_t l = 0; l < g->layout.links.size(); ++l) {
+    CollLink& cl = g->layout.links[l];
     if (!cl.net) {
       continue;
     }
     const RankPlace& a = ranks[cl.from];
     const RankPlace& b = ranks[cl.to];
+    const size_t ja = server_index(a.server), jb = server_index(b.server);
     Network::ConnectOptions o;
     o.priority = static_cast<int>(proto.priority);
     o.a_sends = true;
     o.b_sends = true;
-    const auto [qa, qb] = net.connect(a.endpoint, app_id[a.server], b.endpoint, app_id[b.server], o);
+    const auto [qa, qb] = net.connect(a.endpoint, app_id[ja], b.endpoint, app_id[jb], o);
     cl.qp_from = qa;
     cl.qp_to = qb;
-    app_of[a.server]->map_handle(qa, l);
-    app_of[b.server]->map_handle(qb, l);
+    app_of[ja]->map_handle(qa, l);
+    app_of[jb]->map_handle(qb, l);
   }
-  for (uint32_t s : servers) {
-    app_of[s]->begin(net.server(s), start);
+  for (size_t j = 0; j < layout.servers.size(); ++j) {
+    app_of[j]->begin(net.server(layout.servers[j]), start);
   }
   return g;
 }
@@ -545,11 +471,11 @@ std::vector<InstanceTimes> instance_times(const CollectiveGroup& g) {
   return out;
 }
 
-size_t group_size(const CollectiveGroup& g) { return g.ranks.size(); }
+size_t group_size(const CollectiveGroup& g) { return g.layout.size(); }
 
 std::vector<ServerUse> server_use(const CollectiveGroup& g, const Network& net) {
   std::vector<ServerUse> out;
-  for (uint32_t s : g.servers) {
+  for (uint32_t s : g.layout.servers) {
     const Host& host = net.server(s);
     ServerUse u;
     u.server = s;

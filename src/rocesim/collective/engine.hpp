@@ -1,47 +1,30 @@
 // The collective engine: NCCL-like collectives between GPUs (ranks), run by one application per server.
 //
 // Every rank runs a program of phases: compute, then collectives one after the other (optionally beside more
-// compute). A collective runs as NCCL's kernels do with the Simple protocol: per channel (ring), each rank works
-// through a sequence of items (receive a slice, reduce it, send it on), one at a time; a send waits for a free
-// slot at its receiver (`window` slices per connection; a receiver frees a slot once it has used the slice, and
-// says so over the network with a small write when the sender is in another server). Inside a server slices go
-// over NVLink (or PCIe) as fluid transfers (server/interconnect.hpp); between servers each slice is an RDMA WRITE
-// with immediate from the sending GPU's NIC to the receiving GPU's NIC, packet by packet through the fabric. With
-// GPUDirect RDMA the NICs read and write GPU memory; without it each slice is copied to host memory before the
-// send and from host memory after the receive (cudaMemcpy: fixed latency plus the PCIe path, CPU busy).
+// compute). A collective runs as NCCL's kernels do with the Simple protocol: the call's algorithm
+// (algorithm.hpp) gives each rank runners, sequences of items (receive slices, reduce them, send a slice on),
+// which the engine runs side by side, one item at a time per runner. A send waits for a free slot at its
+// receiver (the link's window; a receiver frees a slot once it has used the slice, and says so over the network
+// with a small write when the sender is in another server). Inside a server slices go over NVLink (or PCIe) as
+// fluid transfers (server/interconnect.hpp); between servers each slice is an RDMA WRITE with immediate from the
+// sending GPU's NIC to the receiving GPU's NIC, packet by packet through the fabric. With GPUDirect RDMA the
+// NICs read and write GPU memory; without it each slice is copied to host memory before the send and from host
+// memory after the receive (cudaMemcpy: fixed latency plus the PCIe path, CPU busy).
 //
-// Rings are rail-aligned: channel c starts at GPU c of the first server and snakes through the servers (GPU order
-// c, c+1, .. on even servers, reversed on odd ones), so every hop between servers goes from GPU k to GPU k of the
-// next server, NIC k to NIC k, on one rail; with an odd number of servers the hop that closes the ring crosses
-// rails.
-//
-// Partitioning: the plan (ranks, rings, connections) is immutable and shared; each server's application holds
-// only its own ranks' state and reaches other servers only through its NICs.
+// Partitioning: the plan (ranks, algorithms, connections) is immutable and shared; each server's application
+// holds only its own ranks' state and reaches other servers only through its NICs.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "rocesim/app/application.hpp"
-#include "rocesim/collective/collective.hpp"
+#include "rocesim/collective/algorithm.hpp"
 #include "rocesim/server/server.hpp"
 
 namespace rocesim {
 
 class Network;
-
-struct RankPlace {
-  uint32_t server = 0, gpu = 0;
-  uint32_t endpoint = 0;  // the NIC the GPU sends and receives through
-};
-
-// A collective to run: one op on `bytes` (nccl-tests' size: all-reduce and broadcast the buffer, reduce-scatter
-// the input, all-gather the output, all-to-all the whole send buffer).
-struct CollectiveCall {
-  CollOp op = CollOp::kAllReduce;
-  Bytes bytes;
-  uint32_t root = 0;  // broadcast: the rank that has the data
-};
 
 // One phase of a rank's program: `compute` first, then the collectives in order while `beside` more compute runs
 // next to them; the phase ends when both are done. Each collective call is one instance (numbered in order over

@@ -84,35 +84,50 @@ void Interconnect::reallocate() {
       ++users_[r];
     }
   }
-  for (size_t unfixed = active_.size(); unfixed > 0;) {
+  // Each resource's transfers (by position in active_), so fixing a bottleneck touches only its own users.
+  first_user_.assign(nr + 1, 0);
+  for (size_t r = 0; r < nr; ++r) {
+    first_user_[r + 1] = first_user_[r] + static_cast<uint32_t>(users_[r]);
+  }
+  user_list_.resize(first_user_[nr]);
+  std::vector<uint32_t>& fill = scratch_fill_;
+  fill.assign(first_user_.begin(), first_user_.end() - 1);
+  for (uint32_t k = 0; k < active_.size(); ++k) {
+    for (uint16_t r : transfers_[active_[k]].path) {
+      user_list_[fill[r]++] = k;
+    }
+  }
+  std::vector<uint16_t>& used = scratch_used_;  // resources with unfixed users
+  used.clear();
+  for (size_t r = 0; r < nr; ++r) {
+    if (users_[r] > 0) {
+      used.push_back(static_cast<uint16_t>(r));
+    }
+  }
+  while (!used.empty()) {
     double best = std::numeric_limits<double>::infinity();
-    size_t br = 0;
-    for (size_t r = 0; r < nr; ++r) {
-      if (users_[r] > 0 && left_[r] / users_[r] < best) {
-        best = left_[r] / users_[r];
+    uint16_t br = 0;
+    for (uint16_t r : used) {
+      const double share = left_[r] / users_[r];
+      if (share < best) {
+        best = share;
         br = r;
       }
     }
-    for (size_t k = 0; k < active_.size(); ++k) {
-      Transfer& t = transfers_[active_[k]];
+    for (uint32_t u = first_user_[br]; u < first_user_[br + 1]; ++u) {
+      const uint32_t k = user_list_[u];
       if (fixed_[k]) {
         continue;
       }
-      bool uses = false;
-      for (uint16_t r : t.path) {
-        uses |= r == br;
-      }
-      if (!uses) {
-        continue;
-      }
+      Transfer& t = transfers_[active_[k]];
       fixed_[k] = 1;
-      --unfixed;
       t.rate = best;
       for (uint16_t r : t.path) {
         left_[r] = std::max(0.0, left_[r] - best);
         --users_[r];
       }
     }
+    std::erase_if(used, [&](uint16_t r) { return users_[r] == 0; });
   }
   // The next end.
   Time next = Time::max();

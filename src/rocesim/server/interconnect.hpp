@@ -64,11 +64,14 @@ class Interconnect final : public EventHandler {
   std::vector<Transfer> transfers_;
   std::vector<uint32_t> free_, active_;
   std::vector<double> carried_;
-  std::vector<double> left_;  // scratch: capacity not yet given out
-  std::vector<int> users_;    // scratch: unfixed transfers per resource
-  std::vector<char> fixed_;   // scratch
-  Time last_;                 // when active transfers were last advanced
-  uint64_t done_gen_ = 0;     // the kEvDone event whose argument equals this is the live one
+  std::vector<double> left_;                      // scratch: capacity not yet given out
+  std::vector<int> users_;                        // scratch: unfixed transfers per resource
+  std::vector<char> fixed_;                       // scratch, per active transfer
+  std::vector<uint32_t> first_user_, user_list_;  // scratch: per resource, its active transfers (CSR)
+  std::vector<uint32_t> scratch_fill_;
+  std::vector<uint16_t> scratch_used_;
+  Time last_;              // when active transfers were last advanced
+  uint64_t done_gen_ = 0;  // the kEvDone event whose argument equals this is the live one
   bool realloc_pending_ = false;
   std::vector<std::pair<uint32_t, uint64_t>> deliveries_;  // (app, cookie) waiting out their latency
   std::vector<uint32_t> free_deliveries_;

@@ -50,6 +50,14 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
   const CollectiveParams p = CollectiveParams::schema().parse(n, ctx, path);
   const std::vector<RankPlace> ranks = select_ranks(p.servers, n, ctx, path, wc, "servers");
   const CollOp op = *parse_coll_op(p.op);
+  // The algorithm named is all-reduce's; naming another than rings for an operation it does not run is a mistake.
+  if (op != CollOp::kAllReduce && p.protocol.algorithm != "ring") {
+    const YAML::Node proto = n["protocol"];
+    throw InputError(ctx.file, proto.IsDefined() && proto.IsMap() ? line_of(proto["algorithm"]) : line_of(n),
+                     path + ".protocol.algorithm",
+                     fmt::format("{} runs all_reduce only; {} runs on {}", p.protocol.algorithm, p.op,
+                                 op == CollOp::kAllToAll ? "send/receive pairs" : "rings"));
+  }
   if (p.sizes.empty()) {
     throw InputError(ctx.file, line_of(n["sizes"]), path + ".sizes", "needs at least one size");
   }
