@@ -105,6 +105,53 @@ TEST(Cli, BadInputExitsWithStatusTwoAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+TEST(Cli, NcclTestsSweepsSizesOverTheScenariosGpusAndPrintsTheTable) {
+  const auto d = tmpdir("nccl");
+  // 2 servers of 2 GPUs, one 100G rail per GPU.
+  std::ofstream(d / "two.yaml") << R"(
+topology: {type: leaf-spine, rail: true, nics_per_host: 2, leaves: 2, servers_per_leaf: 2, spines: 1,
+           host_link: {rate: 100Gbps, delay: 1us}, fabric_link: {rate: 100Gbps, delay: 1us}}
+server: {gpus: 2, gpus_per_switch: 1}
+switch: {pfc: {priorities: [3]}}
+workload: [{type: incast, senders: 2, size: 1KB}]
+)";
+  Result r = sh("nccl-tests " + (d / "two.yaml").string() + " --op all_reduce -b 8 -e 128K -f 4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  // nccl-tests' rows: 8, 32, .., 128 KiB (x 4 each time); busbw = algbw x 2(n - 1)/n with n = 4 ranks.
+  std::vector<std::pair<long, std::pair<double, double>>> rows;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    long size = 0, count = 0;
+    char type[16], redop[16];
+    int root = 0;
+    double t = 0, alg = 0, bus = 0;
+    if (line[0] != '#' && sscanf(line.c_str(), "%ld %ld %15s %15s %d %lf %lf %lf", &size, &count, type, redop, &root,
+                                 &t, &alg, &bus) == 8) {
+      EXPECT_EQ(count * 4, size);
+      EXPECT_NEAR(bus, alg * 2 * 3 / 4, 0.011) << line;
+      rows.push_back({size, {alg, bus}});
+    }
+  }
+  ASSERT_EQ(rows.size(), 8u) << r.out;
+  EXPECT_EQ(rows.front().first, 8);
+  EXPECT_EQ(rows.back().first, 128 * 1024);
+  EXPECT_NE(r.out.find("all_reduce_perf, 4 ranks, algorithm ring"), std::string::npos) << r.out;
+  // all_gather splits its buffer into one block per rank: sizes round down to 4 ranks x 4 B, 8 B to nothing.
+  r = sh("nccl-tests " + (d / "two.yaml").string() + " --op all_gather -b 8 -e 64 -f 2 -o " + (d / "out").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("\n           8 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n          16 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n          64 "), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(d / "out" / "nccl-tests.txt"));
+  // Sizes it cannot read, and an algorithm for an operation it does not run: exit 2, naming the flag or key.
+  r = sh("nccl-tests " + (d / "two.yaml").string() + " -b 8X");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("-b: '8X' is not a size"), std::string::npos) << r.out;
+  r = sh("nccl-tests " + (d / "two.yaml").string() + " --op all_gather --algorithm tree");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("protocol.algorithm"), std::string::npos) << r.out;
+}
+
 TEST(Cli, ValidateParamsAndVersion) {
   Result r = sh("validate " + std::string(ROCESIM_SOURCE_DIR) + "/scenarios/incast.yaml");
   EXPECT_EQ(r.status, 0) << r.out;

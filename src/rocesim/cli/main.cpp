@@ -83,28 +83,10 @@ void print_warnings(const Simulation& s) {
   }
 }
 
-int cmd_run(const std::string& path, const std::string& hpcc_config, const std::string& out_dir,
-            const std::vector<std::string>& sets, std::optional<int64_t> seed, bool quiet) {
-  Simulation s(hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed));
-  print_warnings(s);
-  Progress progress(!quiet && isatty(STDERR_FILENO));
-  std::function<void(const RunProgress&)> cb;
-  if (progress.enabled()) {
-    cb = [&](const RunProgress& p) { progress(p); };
-  }
-  RunInfo info;
-  info.wall_time_s = s.run(cb);
-  progress.done();
-  // With faults, the same scenario again without them: which flows the fault slowed.
-  std::unique_ptr<Simulation> baseline;
-  const auto& events = s.scenario().events;
-  if (std::any_of(events.begin(), events.end(), [](const FabricEvent& e) { return e.is_fault(); })) {
-    Scenario sc = hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed);
-    std::erase_if(sc.events, [](const FabricEvent& e) { return e.is_fault(); });
-    baseline = std::make_unique<Simulation>(std::move(sc));
-    baseline->run();
-    info.baseline = &baseline->net();
-  }
+// Writes every result file of a finished run into `out_dir` (all or nothing) and returns the summary; the names
+// of the files beyond the always-written ones go to `extra`.
+nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulation* baseline, const std::string& out_dir,
+                             bool quiet, std::string& extra) {
   nlohmann::json summary = summary_json(s, info);
   ResultWriter w(out_dir);
   w.stage("flows.csv", flows_csv(s.net()));
@@ -131,10 +113,9 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     w.stage("victims.csv",
             victims_csv(s.net(), victim_flows(s.net(), baseline->net(), faulty_endpoints(s), kVictimThreshold)));
   }
-  std::string report_names;
   for (const auto& [name, content] : report_files(s)) {
     w.stage(name, content);
-    report_names += ", " + name;
+    extra += ", " + name;
   }
   if (Capture* cap = s.capture()) {
     w.stage(cap->file_name(), cap->contents());
@@ -149,28 +130,54 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
       fmt::print(stderr, "rocesim: removed {}/{} (an earlier run's, not written by this one)\n", out_dir, name);
     }
   }
+  if (s.timeseries()) {
+    extra += ", timeseries.csv";
+  }
+  if (baseline) {
+    extra += ", victims.csv";
+  }
+  if (s.capture()) {
+    extra += ", " + s.capture()->file_name();
+  }
+  for (const std::string& f :
+       {s.scenario().output.hpcc.fct, s.scenario().output.hpcc.pfc, s.scenario().output.hpcc.qlen}) {
+    if (!f.empty()) {
+      extra += ", " + f;
+    }
+  }
+  return summary;
+}
+
+int cmd_run(const std::string& path, const std::string& hpcc_config, const std::string& out_dir,
+            const std::vector<std::string>& sets, std::optional<int64_t> seed, bool quiet) {
+  Simulation s(hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed));
+  print_warnings(s);
+  Progress progress(!quiet && isatty(STDERR_FILENO));
+  std::function<void(const RunProgress&)> cb;
+  if (progress.enabled()) {
+    cb = [&](const RunProgress& p) { progress(p); };
+  }
+  RunInfo info;
+  info.wall_time_s = s.run(cb);
+  progress.done();
+  // With faults, the same scenario again without them: which flows the fault slowed.
+  std::unique_ptr<Simulation> baseline;
+  const auto& events = s.scenario().events;
+  if (std::any_of(events.begin(), events.end(), [](const FabricEvent& e) { return e.is_fault(); })) {
+    Scenario sc = hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed);
+    std::erase_if(sc.events, [](const FabricEvent& e) { return e.is_fault(); });
+    baseline = std::make_unique<Simulation>(std::move(sc));
+    baseline->run();
+    info.baseline = &baseline->net();
+  }
+  std::string extra;
+  const nlohmann::json summary = write_results(s, info, baseline.get(), out_dir, quiet, extra);
   if (!quiet) {
     fmt::print("rocesim: {} ({})\n", s.scenario().top.name,
                !hpcc_config.empty() ? hpcc_config
                : path.empty()       ? kDefaultScenarioName
                                     : path);
     fmt::print("{}", summary_table(summary));
-    std::string extra = report_names;
-    if (s.timeseries()) {
-      extra += ", timeseries.csv";
-    }
-    if (baseline) {
-      extra += ", victims.csv";
-    }
-    if (s.capture()) {
-      extra += ", " + s.capture()->file_name();
-    }
-    for (const std::string& f :
-         {s.scenario().output.hpcc.fct, s.scenario().output.hpcc.pfc, s.scenario().output.hpcc.qlen}) {
-      if (!f.empty()) {
-        extra += ", " + f;
-      }
-    }
     fmt::print("  results          {}/summary.json, flows.csv, ports.csv, nics.csv, fct_buckets.csv{}\n", out_dir,
                extra);
     std::error_code ec;
@@ -178,6 +185,68 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     const std::string abs_out = std::filesystem::absolute(out_dir).lexically_normal().string();
     fmt::print("  plots            {} plot {}   (PNGs in {}/plots)\n", ec ? "rocesim" : exe.string(), abs_out, abs_out);
   }
+  return 0;
+}
+
+// An nccl-tests size as its programs read one (src/common.cu parsesize: K, M, G multiply by 1024), or a rocesim
+// size such as 8GiB.
+int64_t nccl_size(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  int64_t v = -1;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string rest = text.substr(used);
+  if (used > 0 && v >= 0 && rest.size() <= 1) {
+    const std::string suffixes = "KMGT";
+    const size_t k = rest.empty() ? std::string::npos : suffixes.find(static_cast<char>(std::toupper(rest[0])));
+    if (rest.empty() || k != std::string::npos) {
+      return rest.empty() ? v : v << (10 * (k + 1));
+    }
+  }
+  try {
+    return parse_bytes(text).count();
+  } catch (const UnitError&) {
+    throw InputError("command line", 0, flag, "'" + text + "' is not a size (8, 64K, 8M, 8G or 1MiB)");
+  }
+}
+
+struct NcclTestsArgs {
+  std::string op = "all_reduce", algorithm;
+  std::string min = "32M", max = "32M", step = "1M";
+  int64_t factor = 1, iterations = 1, warmup = 0;
+  std::string out_dir;
+};
+
+// nccl-tests on the scenario's cluster: its workloads replaced by one sweep of `op` over every GPU, the table
+// printed as nccl-tests prints it.
+int cmd_nccl_tests(const std::string& path, const NcclTestsArgs& a, const std::vector<std::string>& user_sets,
+                   std::optional<int64_t> seed) {
+  std::string workload = fmt::format(
+      "workload=[{{type: collective, op: {}, min_bytes: {}B, max_bytes: {}B, step_factor: {}, step_bytes: {}B, "
+      "iterations: {}, warmup: {}{}}}]",
+      a.op, nccl_size("-b", a.min), nccl_size("-e", a.max), a.factor, nccl_size("-i", a.step), a.iterations, a.warmup,
+      a.algorithm.empty() ? "" : ", protocol: {algorithm: " + a.algorithm + "}");
+  // The run ends when the sweep does; the scenario's stop would cut a long sweep short.
+  std::vector<std::string> sets = {workload, "stop=1000s"};
+  sets.insert(sets.end(), user_sets.begin(), user_sets.end());
+  Simulation s(load(path, sets, seed));
+  print_warnings(s);
+  RunInfo info;
+  info.wall_time_s = s.run();
+  std::string table;
+  for (const auto& [name, content] : report_files(s)) {
+    if (name == "nccl-tests.txt") {
+      table = content;
+    }
+  }
+  if (!a.out_dir.empty()) {
+    std::string extra;
+    write_results(s, info, nullptr, a.out_dir, true, extra);
+  }
+  fmt::print("{}", table);
   return 0;
 }
 
@@ -423,6 +492,36 @@ int main(int argc, char** argv) {
   plot->prefix_command();  // every argument goes to plot.py
   plot->set_help_flag();   // plot.py answers --help
 
+  NcclTestsArgs nccl;
+  auto* nccl_tests = app.add_subcommand(
+      "nccl-tests",
+      "run nccl-tests' size sweep (all_reduce_perf and siblings) on a scenario's GPUs and print its table");
+  nccl_tests->add_option("scenario", scenario, "scenario file (YAML): its fabric and servers")->required();
+  nccl_tests->add_option("--op", nccl.op, "all_reduce, reduce_scatter, all_gather, broadcast or all_to_all")
+      ->check(CLI::IsMember({"all_reduce", "reduce_scatter", "all_gather", "broadcast", "all_to_all"}))
+      ->capture_default_str();
+  nccl_tests->add_option("-b,--minbytes", nccl.min, "smallest size (nccl-tests -b: 8, 64K, 8M, 8G)")
+      ->capture_default_str();
+  nccl_tests->add_option("-e,--maxbytes", nccl.max, "largest size (nccl-tests -e)")->capture_default_str();
+  nccl_tests->add_option("-f,--stepfactor", nccl.factor, "multiply the size by this (nccl-tests -f; 1: add -i)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  nccl_tests->add_option("-i,--stepbytes", nccl.step, "increment when -f is 1 (nccl-tests -i)")->capture_default_str();
+  nccl_tests
+      ->add_option("-n,--iters", nccl.iterations,
+                   "timed iterations per size (nccl-tests' default is 20; a simulation gives the same time each "
+                   "iteration once the fabric is warm, so 1 unless congestion control state matters)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  nccl_tests->add_option("-w,--warmup_iters", nccl.warmup, "warm-up iterations per size (nccl-tests -w)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  nccl_tests->add_option("--algorithm", nccl.algorithm,
+                         "all-reduce algorithm, as NCCL_ALGO: ring, tree or halving_doubling");
+  nccl_tests->add_option("-o,--out", nccl.out_dir, "also write every result file of the run to this folder");
+  nccl_tests->add_option("--set", sets, "override a parameter, e.g. --set workload.0.protocol.channels=16");
+  nccl_tests->add_option("--seed", seed, "override the scenario's seed");
+
   auto* params = app.add_subcommand("params", "list every parameter with its default and doc");
   params->add_option("component", component, "only keys that start with this, e.g. switch.ecn");
   params->add_flag("--markdown", markdown, "print docs/scenario-reference.md");
@@ -463,6 +562,9 @@ int main(int argc, char** argv) {
     }
     if (*params) {
       return cmd_params(component, markdown);
+    }
+    if (*nccl_tests) {
+      return cmd_nccl_tests(scenario, nccl, sets, seed);
     }
   } catch (const InputError& e) {
     fmt::print(stderr, "rocesim: error: {}\n", e.what());

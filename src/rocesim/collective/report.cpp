@@ -67,8 +67,10 @@ std::vector<std::pair<std::string, std::string>> CollectiveReport::files() const
   if (table_) {
     // NVIDIA/nccl-tests src/common.cu: the header and row layout of the *_perf programs.
     const bool reduces = table_->op == CollOp::kAllReduce || table_->op == CollOp::kReduceScatter;
-    std::string txt = fmt::format("# rocesim nccl-tests: {}_perf, {} ranks, {} warm-up and {} timed iterations\n",
-                                  to_string(table_->op), ranks_, table_->warmup, table_->iterations);
+    std::string txt = fmt::format("# rocesim nccl-tests: {}_perf, {} ranks{}, {} warm-up and {} timed iterations\n",
+                                  to_string(table_->op), ranks_,
+                                  table_->op == CollOp::kAllReduce ? ", algorithm " + table_->algorithm : "",
+                                  table_->warmup, table_->iterations);
     txt +=
         "#\n"
         "#                                                              out-of-place                       in-place  "

@@ -22,6 +22,7 @@ class CollectiveReport final : public WorkloadReport {
     int64_t warmup = 0, iterations = 1;
     bool in_place = false;
     uint32_t root = 0;
+    std::string algorithm;  // all-reduce's
   };
   CollectiveReport(std::string workload, std::shared_ptr<const CollectiveGroup> g, std::vector<CollectiveCall> calls,
                    const Network& net, std::optional<Layout> table);

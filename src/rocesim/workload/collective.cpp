@@ -13,6 +13,8 @@ namespace {
 struct CollectiveParams {
   std::string op;
   std::vector<Bytes> sizes;
+  Bytes min_bytes, max_bytes, step_bytes;
+  int64_t step_factor = 1;
   std::vector<int64_t> servers;
   int64_t iterations = 0, warmup = 0, root = 0;
   bool in_place = false;
@@ -28,6 +30,20 @@ struct CollectiveParams {
           .add(&CollectiveParams::sizes, "sizes", "[256MiB]",
                "nccl-tests sizes, one after the other: the buffer (all_reduce, broadcast), the input "
                "(reduce_scatter), the output (all_gather), the send buffer (all_to_all)")
+          .add(&CollectiveParams::min_bytes, "min_bytes", "0B",
+               "instead of sizes, a sweep from this size (nccl-tests -b), each size rounded down to whole elements "
+               "(and to one equal block per rank where the operation splits its buffer), sizes that round to 0 "
+               "left out",
+               at_least(Bytes(0)))
+          .add(&CollectiveParams::max_bytes, "max_bytes", "0B", "the sweep's largest size (nccl-tests -e)",
+               at_least(Bytes(0)))
+          .add(&CollectiveParams::step_factor, "step_factor", "1",
+               "the sweep multiplies the size by this (nccl-tests -f); 1: adds step_bytes instead",
+               in_range<int64_t>(1, 1 << 20))
+          .add(&CollectiveParams::step_bytes, "step_bytes", "1MiB",
+               "the sweep's increment when step_factor is 1 "
+               "(nccl-tests -i)",
+               at_least(Bytes(1)))
           .add(&CollectiveParams::servers, "servers", "[]",
                "servers whose GPUs are the ranks (every GPU of each, server-major); empty: all servers")
           .add(&CollectiveParams::iterations, "iterations", "1", "timed instances per size (nccl-tests -n)",
@@ -45,6 +61,31 @@ struct CollectiveParams {
   }
 };
 
+// nccl-tests' sweep (src/common.cu): min, then times the factor (or plus the increment) up to max, each size
+// rounded down to what the operation's buffers hold (its getCollByteCount: whole elements, one equal count per
+// rank where the operation splits the buffer).
+std::vector<Bytes> sweep_sizes(const CollectiveParams& p, CollOp op, size_t ranks, const YAML::Node& n,
+                               const ParseCtx& ctx, const std::string& path) {
+  if (p.min_bytes.count() < 1 || p.max_bytes < p.min_bytes || p.max_bytes.count() > (int64_t{1} << 40)) {
+    throw InputError(ctx.file, line_of(n["max_bytes"]), path + ".max_bytes",
+                     fmt::format("the sweep needs 1 B <= min_bytes <= max_bytes <= 1 TiB (here {} to {})",
+                                 to_string(p.min_bytes), to_string(p.max_bytes)));
+  }
+  const int64_t unit = 4 * (splits_per_rank(op) ? static_cast<int64_t>(ranks) : 1);
+  std::vector<Bytes> out;
+  for (int64_t b = p.min_bytes.count(); b <= p.max_bytes.count();
+       b = p.step_factor > 1 ? b * p.step_factor : b + p.step_bytes.count()) {
+    const int64_t rounded = b / unit * unit;
+    if (rounded > 0 && (out.empty() || out.back().count() != rounded)) {
+      out.push_back(Bytes(rounded));
+    }
+    if (out.size() > 10000) {
+      throw InputError(ctx.file, line_of(n["min_bytes"]), path + ".min_bytes", "the sweep has more than 10000 sizes");
+    }
+  }
+  return out;
+}
+
 WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                   const WorkloadContext& wc, Rng&) {
   const CollectiveParams p = CollectiveParams::schema().parse(n, ctx, path);
@@ -58,10 +99,17 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
                      fmt::format("{} runs all_reduce only; {} runs on {}", p.protocol.algorithm, p.op,
                                  op == CollOp::kAllToAll ? "send/receive pairs" : "rings"));
   }
-  if (p.sizes.empty()) {
+  std::vector<Bytes> sizes = p.sizes;
+  if (p.min_bytes.count() > 0 || p.max_bytes.count() > 0) {
+    if (n["sizes"]) {
+      throw InputError(ctx.file, line_of(n["sizes"]), path + ".sizes", "give sizes or a sweep (min_bytes), not both");
+    }
+    sizes = sweep_sizes(p, op, ranks.size(), n, ctx, path);
+  }
+  if (sizes.empty()) {
     throw InputError(ctx.file, line_of(n["sizes"]), path + ".sizes", "needs at least one size");
   }
-  for (Bytes b : p.sizes) {
+  for (Bytes b : sizes) {
     check_collective_size(op, b, ranks.size(), n["sizes"], ctx, path + ".sizes");
   }
   if (p.root >= static_cast<int64_t>(ranks.size())) {
@@ -70,7 +118,7 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
   }
   std::vector<Phase> program;
   std::vector<CollectiveCall> calls;
-  for (Bytes b : p.sizes) {
+  for (Bytes b : sizes) {
     for (int64_t i = 0; i < p.warmup + p.iterations; ++i) {
       const CollectiveCall call{op, b, static_cast<uint32_t>(p.root)};
       program.push_back({Time(), Time(), {call}});
@@ -79,10 +127,11 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
   }
   WorkloadFlows out;
   out.resolved = CollectiveParams::schema().dump(p);
-  out.install = [p, ranks, program, calls, op, path](Network& net,
-                                                     uint16_t workload) -> std::shared_ptr<WorkloadReport> {
+  out.install = [p, ranks, program, calls, op, path, sizes](Network& net,
+                                                            uint16_t workload) -> std::shared_ptr<WorkloadReport> {
     auto g = install_collectives(net, ranks, p.protocol, program, p.start, workload);
-    CollectiveReport::Layout table{op, p.sizes, p.warmup, p.iterations, p.in_place, static_cast<uint32_t>(p.root)};
+    CollectiveReport::Layout table{
+        op, sizes, p.warmup, p.iterations, p.in_place, static_cast<uint32_t>(p.root), p.protocol.algorithm};
     return std::make_shared<CollectiveReport>(path, g, calls, net, table);
   };
   return out;
