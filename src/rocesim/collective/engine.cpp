@@ -482,17 +482,11 @@ std::vector<ServerUse> server_use(const CollectiveGroup& g, const Network& net) 
     u.cpu = host.cpu_busy();
     const Interconnect& ic = host.interconnect();
     const ServerModel& m = ic.model();
-    for (size_t r = 0; r < m.resources(); ++r) {
-      const std::string& name = m.resource_name(r);
-      if (name == "host_memory") {
-        u.host_memory_bytes += ic.carried()[r];
-      } else if (m.is_nvlink(static_cast<uint16_t>(r))) {
-        u.nvlink_bytes += name.ends_with(".out") ? ic.carried()[r] : 0;
-      } else if (name.starts_with("gpu") && name.ends_with(".pcie.up")) {
-        u.pcie_bytes += ic.carried()[r];
-      } else if (name.starts_with("gpu") && name.ends_with(".pcie.down")) {
-        u.pcie_bytes += ic.carried()[r];
-      }
+    const std::vector<double>& carried = ic.carried();
+    u.host_memory_bytes = carried[m.host_memory()];
+    for (uint32_t gpu = 0; gpu < m.gpus(); ++gpu) {
+      u.nvlink_bytes += carried[m.nvlink_out(gpu)];  // 0 without NVLink: no path holds it
+      u.pcie_bytes += carried[m.gpu_pcie(gpu).first] + carried[m.gpu_pcie(gpu).second];
     }
     out.push_back(u);
   }

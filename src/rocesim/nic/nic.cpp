@@ -365,6 +365,7 @@ void Nic::schedule_slow_receiver(Time from, Time until, Rate rate, uint8_t lossl
 
 void Nic::set_dma(Rate read, Rate write, uint8_t lossless) {
   dma_read_ = read;
+  dma_paced_ = read.bps() > 0;
   rx_dma_ = write;
   if (write.bps() > 0) {
     const int64_t frame = wire::roce_frame(static_cast<int>(p_.mtu), wire::kReth);
@@ -725,7 +726,7 @@ void Nic::try_send() {
     wake_after_send();
     return;
   }
-  if (dma_ready_ > now) [[unlikely]] {  // PCIe has not yet fetched the next payload
+  if (dma_paced_ && dma_ready_ > now) [[unlikely]] {  // PCIe has not yet fetched the next payload
     wake_by(dma_ready_);
     return;
   }
@@ -801,7 +802,7 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   q.high = std::max(q.high, psn + 1);
   p->sent = sim_.now();
   const Time now = sim_.now();
-  if (dma_read_.bps() > 0) [[unlikely]] {
+  if (dma_paced_) [[unlikely]] {
     dma_ready_ = std::max(dma_ready_, now) + dma_read_.tx_time(Bytes(p->payload));
   }
   q.last_tx = now;

@@ -380,6 +380,7 @@ class Nic final : public Node, public CcTimers {
   uint8_t pfc_pending_ = 0;  // priorities a PFC frame must signal (storm, receive buffer), sent ahead of everything
   bool rx_slow_ = false;     // frames go through the receive buffer (a slow receiver, or frames still in it)
   bool telemetry_ = false;   // data packets carry, and ACKs echo, an INT header (HPCC)
+  bool dma_paced_ = false;   // PCIe paces the fetch of payloads to send (dma_read_, dma_ready_: cold otherwise)
   uint32_t host_;
   std::array<uint8_t, 8> prio_to_dscp_;
   std::vector<SendQp> send_;

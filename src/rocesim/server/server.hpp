@@ -66,6 +66,10 @@ class ServerModel {
   // Whether a path's bytes cross host memory (staging) or NVLink.
   bool touches_host_memory(const std::vector<uint16_t>& path) const;
   bool is_nvlink(uint16_t r) const { return r >= nvl_first_ && r < nvl_first_ + 2 * gpus(); }
+  // What a resource is, for the use each server reports.
+  uint16_t host_memory() const { return memory_; }
+  uint16_t nvlink_out(uint32_t gpu) const { return static_cast<uint16_t>(nvl_first_ + 2 * gpu); }
+  std::pair<uint16_t, uint16_t> gpu_pcie(uint32_t gpu) const { return {gpu_[gpu].up, gpu_[gpu].down}; }
 
  private:
   uint16_t add(std::string name, double bytes_per_s);
