@@ -1,6 +1,9 @@
 // Runs the rocesim binary as a user would.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -150,6 +153,56 @@ workload: [{type: incast, senders: 2, size: 1KB}]
   r = sh("nccl-tests " + (d / "two.yaml").string() + " --op all_gather --algorithm tree");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("protocol.algorithm"), std::string::npos) << r.out;
+}
+
+// Starts `rocesim run SCENARIO -q -o OUT` in a child process (its output discarded).
+pid_t start_run(const std::filesystem::path& scenario, const std::filesystem::path& out) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execl(ROCESIM_BINARY, "rocesim", "run", scenario.c_str(), "-q", "-o", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+TEST(Cli, AnInterruptWritesPartialResultsAndASecondLeavesAtOnce) {
+  const auto d = tmpdir("interrupt");
+  // One 100 GB flow: seconds of simulated time, more of wall time.
+  std::ofstream(d / "long.yaml") << "stop: 10s\ntopology: {type: star, hosts: 2}\n"
+                                    "workload: [{type: incast, receiver: 0, senders: 1, size: 100GB}]\n";
+  // The first interrupt: the run ends at the time reached and writes everything, marked partial.
+  const auto out = d / "out";
+  pid_t pid = start_run(d / "long.yaml", out);
+  sleep(1);
+  kill(pid, SIGTERM);
+  EXPECT_EQ(wait_exit(pid), 0);
+  const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+  EXPECT_TRUE(s.value("partial", false));
+  EXPECT_GT(s["sim_time_ns"].get<double>(), 0);
+  EXPECT_LT(s["sim_time_ns"].get<double>(), 10e9);
+  EXPECT_EQ(s["flows"]["unfinished"], 1);
+  EXPECT_TRUE(std::filesystem::exists(out / "flows.csv"));
+  // A second one (two signals: the same one twice may arrive as one): out at once, no results, no temporary file.
+  const auto out2 = d / "out2";
+  pid = start_run(d / "long.yaml", out2);
+  sleep(1);
+  kill(pid, SIGTERM);
+  kill(pid, SIGINT);
+  const int status = wait_exit(pid);
+  EXPECT_TRUE(status == 128 + SIGTERM || status == 128 + SIGINT) << status;
+  EXPECT_FALSE(std::filesystem::exists(out2));
+  for (const auto& e : std::filesystem::directory_iterator(d)) {
+    EXPECT_NE(e.path().filename().string().front(), '.') << e.path();
+  }
 }
 
 TEST(Cli, ValidateParamsAndVersion) {

@@ -38,6 +38,9 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   nlohmann::json j;
   j["sim_time_ns"] = s.sim().now().ps() / 1000;
   j["wall_time_s"] = info.wall_time_s;
+  if (info.partial) {
+    j["partial"] = true;  // the run was interrupted at sim_time_ns
+  }
   j["events"] = s.sim().events();
   j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.sim().events()) / info.wall_time_s : 0.0;
   j["warnings"] = s.warnings();
@@ -402,8 +405,9 @@ std::string summary_table(const nlohmann::json& s) {
     return v.dump();
   };
   std::string t;
-  t += fmt::format("  simulated        {:.3f} ms in {:.2f} s wall ({} events)\n", s["sim_time_ns"].get<double>() / 1e6,
-                   s["wall_time_s"].get<double>(), num(s["events"]));
+  t += fmt::format("  simulated        {:.3f} ms in {:.2f} s wall ({} events){}\n",
+                   s["sim_time_ns"].get<double>() / 1e6, s["wall_time_s"].get<double>(), num(s["events"]),
+                   s.contains("partial") ? ": interrupted, results are partial" : "");
   if (s.contains("switch_preset")) {
     const size_t over = s["switch_preset"]["overridden"].size();
     t += fmt::format(

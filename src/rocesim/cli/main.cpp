@@ -1,8 +1,10 @@
 // rocesim: the command line. Exit status: 0 success, 2 bad input, 1 any other failure.
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -29,6 +31,50 @@ extern "C" {
 #endif
 
 namespace {
+
+// Interrupts (SIGINT, SIGTERM): the first ends the run at the simulated time reached and writes its results,
+// marked partial; the second leaves at once. Signals reach the process, not a simulation, so this is the one
+// process-wide state; the library never sees it.
+std::atomic<int> g_interrupts{0};
+static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
+
+extern "C" void on_interrupt(int sig) {
+  if (g_interrupts.fetch_add(1) >= 1) {
+    _exit(128 + sig);
+  }
+}
+
+// A signal the parent made the process ignore (a shell's background job ignores SIGINT) stays ignored.
+void catch_interrupts() {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) {
+      sigaction(sig, &sa, nullptr);
+    }
+  }
+}
+
+// While result files are being moved into place an interrupt waits (and then, if it is the second, exits): no
+// half-renamed folder, no temporary file left behind.
+class InterruptsHeld {
+ public:
+  InterruptsHeld() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, &old_);
+  }
+  ~InterruptsHeld() { sigprocmask(SIG_SETMASK, &old_, nullptr); }
+  InterruptsHeld(const InterruptsHeld&) = delete;
+  InterruptsHeld& operator=(const InterruptsHeld&) = delete;
+
+ private:
+  sigset_t old_;
+};
 
 // A scenario from the HPCC ns-3 simulator's config.txt; its warnings go to stderr.
 Scenario load_hpcc(const std::string& config, const std::vector<std::string>& sets, std::optional<int64_t> seed) {
@@ -77,18 +123,47 @@ class Progress {
   bool shown_ = false;
 };
 
+// Runs the simulation until it ends or an interrupt arrives (looked for with the progress reports, every 2^18
+// events). Returns the wall time; `partial` says whether an interrupt ended it.
+double run_interruptible(Simulation& s, Progress& progress, bool& partial) {
+  partial = false;
+  const double wall = s.run([&](const RunProgress& p) {
+    if (g_interrupts.load() > 0 && !partial) {
+      partial = true;
+      s.sim().request_stop();
+    }
+    if (progress.enabled()) {
+      progress(p);
+    }
+  });
+  return wall;
+}
+
 void print_warnings(const Simulation& s) {
   for (const std::string& w : s.warnings()) {
     fmt::print(stderr, "rocesim: warning: {}\n", w);
   }
 }
 
+// A run's result files, all computed before any is written.
+struct PendingFiles {
+  std::vector<std::pair<std::string, std::string>> files;
+  void stage(std::string name, std::string content) { files.emplace_back(std::move(name), std::move(content)); }
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& f : files) {
+      out.push_back(f.first);
+    }
+    return out;
+  }
+};
+
 // Writes every result file of a finished run into `out_dir` (all or nothing) and returns the summary; the names
 // of the files beyond the always-written ones go to `extra`.
 nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulation* baseline, const std::string& out_dir,
                              bool quiet, std::string& extra) {
   nlohmann::json summary = summary_json(s, info);
-  ResultWriter w(out_dir);
+  PendingFiles w;
   w.stage("flows.csv", flows_csv(s.net()));
   w.stage("ports.csv", ports_csv(s.net(), s.sim().now()));
   w.stage("nics.csv", nics_csv(s.net(), s.sim().now()));
@@ -123,9 +198,19 @@ nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulatio
   summary["files"] = w.names();  // what the next run into this folder removes if it does not rewrite it
   summary["files"].push_back("summary.json");
   w.stage("summary.json", summary.dump(2) + "\n");
-  const std::vector<std::string> previous = w.previous_outputs();
-  w.commit();
-  for (const std::string& name : w.remove_stale(previous)) {
+  // Every file is computed; writing them is quick, and no interrupt cuts it short.
+  std::vector<std::string> removed;
+  {
+    InterruptsHeld held;
+    ResultWriter rw(out_dir);
+    for (const auto& [name, content] : w.files) {
+      rw.stage(name, content);
+    }
+    const std::vector<std::string> previous = rw.previous_outputs();
+    rw.commit();
+    removed = rw.remove_stale(previous);
+  }
+  for (const std::string& name : removed) {
     if (!quiet) {
       fmt::print(stderr, "rocesim: removed {}/{} (an earlier run's, not written by this one)\n", out_dir, name);
     }
@@ -153,17 +238,17 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
   Simulation s(hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed));
   print_warnings(s);
   Progress progress(!quiet && isatty(STDERR_FILENO));
-  std::function<void(const RunProgress&)> cb;
-  if (progress.enabled()) {
-    cb = [&](const RunProgress& p) { progress(p); };
-  }
   RunInfo info;
-  info.wall_time_s = s.run(cb);
+  info.wall_time_s = run_interruptible(s, progress, info.partial);
   progress.done();
+  if (info.partial) {
+    fmt::print(stderr, "rocesim: interrupted at {:.3f} ms of {:.3f} ms simulated: writing partial results\n",
+               s.sim().now().ps() / 1e9, s.scenario().top.stop.ps() / 1e9);
+  }
   // With faults, the same scenario again without them: which flows the fault slowed.
   std::unique_ptr<Simulation> baseline;
   const auto& events = s.scenario().events;
-  if (std::any_of(events.begin(), events.end(), [](const FabricEvent& e) { return e.is_fault(); })) {
+  if (!info.partial && std::any_of(events.begin(), events.end(), [](const FabricEvent& e) { return e.is_fault(); })) {
     Scenario sc = hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed);
     std::erase_if(sc.events, [](const FabricEvent& e) { return e.is_fault(); });
     baseline = std::make_unique<Simulation>(std::move(sc));
@@ -235,7 +320,12 @@ int cmd_nccl_tests(const std::string& path, const NcclTestsArgs& a, const std::v
   Simulation s(load(path, sets, seed));
   print_warnings(s);
   RunInfo info;
-  info.wall_time_s = s.run();
+  Progress progress(false);
+  info.wall_time_s = run_interruptible(s, progress, info.partial);
+  if (info.partial) {
+    fmt::print(stderr, "rocesim: interrupted at {:.3f} ms simulated: the sizes not finished show '-'\n",
+               s.sim().now().ps() / 1e9);
+  }
   std::string table;
   for (const auto& [name, content] : report_files(s)) {
     if (name == "nccl-tests.txt") {
@@ -532,6 +622,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  catch_interrupts();
   try {
     if (*run) {
       if (!hpcc_config.empty()) {
