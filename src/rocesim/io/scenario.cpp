@@ -109,6 +109,31 @@ InputError attribute_to_override(const InputError& e, const std::vector<std::str
 namespace {
 Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std::string& base_dir,
                              std::optional<int64_t> seed_override);
+
+// YAML allows a key twice in a mapping only in the sense that a parser may pick either copy (YAML 1.2, 3.2.1.1
+// says keys are unique); yaml-cpp keeps both and lookups find the first. A repeated key is an error.
+void reject_duplicate_keys(const YAML::Node& n, const std::string& file, const std::string& path) {
+  if (n.IsMap()) {
+    std::vector<std::pair<std::string, int>> seen;
+    for (const auto& kv : n) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+      const std::string at = path.empty() ? key : path + "." + key;
+      for (const auto& [k, line] : seen) {
+        if (kv.first.IsScalar() && k == key) {
+          const std::string where =
+              line == line_of(kv.first) ? "" : fmt::format(" (lines {} and {})", line, line_of(kv.first));
+          throw InputError(file, line_of(kv.first), at, "given twice" + where + "; give each key once");
+        }
+      }
+      seen.emplace_back(key, line_of(kv.first));
+      reject_duplicate_keys(kv.second, file, at);
+    }
+  } else if (n.IsSequence()) {
+    for (size_t i = 0; i < n.size(); ++i) {
+      reject_duplicate_keys(n[i], file, path + "." + std::to_string(i));
+    }
+  }
+}
 }  // namespace
 
 Scenario parse_scenario(const std::string& text, const std::string& file, const std::string& base_dir,
@@ -125,10 +150,12 @@ Scenario parse_scenario(const std::string& text, const std::string& file, const 
   if (!root.IsMap()) {
     throw InputError(file, line_of(root), "", "a scenario is a YAML mapping (seed:, stop:, topology:, ...)");
   }
+  reject_duplicate_keys(root, file, "");
   for (const auto& o : overrides) {
     apply_override(root, o, file);
   }
   try {
+    reject_duplicate_keys(root, file, "");  // an override's value may repeat a key too
     Scenario sc = parse_scenario_tree(root, file, base_dir, seed_override);
     sc.overrides = overrides;
     return sc;
