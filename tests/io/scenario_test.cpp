@@ -1,7 +1,12 @@
 // Reading scenarios: input that is wrong in ways a parser would let through is an error naming file, line, key.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <sstream>
+
 #include "../test_util.hpp"
+#include "rocesim/topology/topology.hpp"
+#include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
 namespace {
@@ -29,6 +34,56 @@ TEST(ScenarioInput, AKeyGivenTwiceIsAnErrorNamingBothLines) {
   // In an override's value too.
   e = error_of("topology: {type: star, hosts: 2}\n", {"workload=[{type: incast, size: 1KB, size: 2KB}]"});
   EXPECT_EQ(e.key(), "workload.0.size");
+}
+
+TEST(ScenarioInput, IncastRoundsAfterTheStopAreNotMadeAndCountsAreBounded) {
+  // 2^31 - 1 rounds a millisecond apart with a 200 us stop: one round starts before the stop; the rest never
+  // would (the fuzzing audit's 7.4 GB).
+  auto sim = make_sim(
+      "stop: 200us\ntopology: {type: star, hosts: 4}\n"
+      "workload: [{type: incast, receiver: 0, senders: 2, size: 1KB, repeat: 2147483647, interval: 1ms}]\n");
+  EXPECT_EQ(sim->net().flows().size(), 2u);
+  // 1 ms apart up to a 10 ms stop: rounds at 0, 1, .., 10 ms.
+  sim = make_sim(
+      "stop: 10ms\ntopology: {type: star, hosts: 4}\n"
+      "workload: [{type: incast, receiver: 0, senders: 2, size: 1KB, repeat: 100, interval: 1ms}]\n");
+  EXPECT_EQ(sim->net().flows().size(), 22u);
+  // All at once: 2 x (2^31 - 1) flows is beyond any run: an error at the key.
+  const InputError e = error_of(
+      "stop: 200us\ntopology: {type: star, hosts: 4}\n"
+      "workload: [{type: incast, receiver: 0, senders: 2, size: 1KB, repeat: 2147483647, interval: 0ns}]\n");
+  EXPECT_EQ(e.key(), "workload.0.repeat");
+  EXPECT_EQ(e.line(), 3);
+}
+
+TEST(ScenarioInput, DirectoriesDevicesAndHugeCountsAreNotRead) {
+  for (const char* path : {"/dev/zero", "/tmp"}) {
+    try {
+      load_scenario(path, {});
+      ADD_FAILURE() << path;
+    } catch (const InputError& e) {
+      EXPECT_NE(e.problem().find(std::string(path) == "/tmp" ? "is a directory" : "is a device"), std::string::npos)
+          << e.what();
+    }
+  }
+  // An HPCC topology announcing 10^8 nodes fails on its first line instead of allocating them.
+  std::istringstream topo("100000000 1 2\n");
+  try {
+    read_hpcc_topology(topo, "topology.txt");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "header");
+    EXPECT_EQ(e.line(), 1);
+  }
+  // An HPCC flow starting at 1e308 s is outside the time rocesim holds (it used to wrap to a negative start).
+  std::istringstream flows("1\n0 1 3 100 1000 1e308\n");
+  try {
+    read_hpcc_flows(flows, "flow.txt", {0, 1});
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "start_time");
+    EXPECT_EQ(e.line(), 2);
+  }
 }
 
 }  // namespace

@@ -151,12 +151,34 @@ Check<std::string> one_of(std::vector<std::string> choices) {
   };
 }
 
+void check_input_file(const std::filesystem::path& p, const std::string& file, int line, const std::string& key) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(p, ec);
+  if (ec || !std::filesystem::exists(st)) {
+    return;
+  }
+  if (std::filesystem::is_directory(st)) {
+    throw InputError(file, line, key, "'" + p.string() + "' is a directory, not a file");
+  }
+  if (std::filesystem::is_character_file(st) || std::filesystem::is_block_file(st)) {
+    throw InputError(file, line, key, "'" + p.string() + "' is a device, not a file");
+  }
+  if (std::filesystem::is_regular_file(st)) {
+    const uintmax_t size = std::filesystem::file_size(p, ec);
+    if (!ec && size > kMaxInputBytes) {
+      throw InputError(file, line, key,
+                       "'" + p.string() + "' has " + std::to_string(size) + " bytes; input files are limited to 1 GiB");
+    }
+  }
+}
+
 InputFile open_input(const std::string& name, const std::string& base_dir, const ParseCtx& ctx, const YAML::Node& at,
                      const std::string& key) {
   std::filesystem::path p(name);
   if (p.is_relative()) {
     p = std::filesystem::path(base_dir) / p;
   }
+  check_input_file(p, ctx.file, line_of(at), key);
   InputFile f{std::ifstream(p), p.string()};
   if (!f.in) {
     throw InputError(ctx.file, line_of(at), key, "cannot open '" + f.path + "'");

@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -406,6 +407,13 @@ struct InputFile {
 };
 InputFile open_input(const std::string& name, const std::string& base_dir, const ParseCtx& ctx, const YAML::Node& at,
                      const std::string& key);
+
+// The largest input file read (a scenario, a flow or topology file, a CDF): 1 GiB.
+inline constexpr uintmax_t kMaxInputBytes = uintmax_t{1} << 30;
+// Refuses what cannot be an input file: a directory, a device (/dev/zero would be read forever), a file larger
+// than kMaxInputBytes. Errors name `file`, `line` and `key` (where the path was given). A missing file passes:
+// opening it reports that.
+void check_input_file(const std::filesystem::path& p, const std::string& file, int line, const std::string& key);
 
 // The `type` key of a polymorphic section (topology, workload, cc), with a suggestion if it is unknown.
 std::string read_type(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,

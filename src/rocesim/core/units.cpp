@@ -202,3 +202,15 @@ std::string to_string(Rate r) {
 }
 
 }  // namespace rocesim
+
+namespace rocesim {
+
+std::optional<Time> add_times(Time a, Time b, int64_t k) {
+  int64_t bk = 0, sum = 0;
+  if (__builtin_mul_overflow(b.ps(), k, &bk) || __builtin_add_overflow(a.ps(), bk, &sum)) {
+    return std::nullopt;
+  }
+  return Time::ps(sum);
+}
+
+}  // namespace rocesim

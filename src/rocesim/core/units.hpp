@@ -4,6 +4,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -119,6 +120,8 @@ struct UnitError {
   std::string message;
 };
 Time parse_time(std::string_view s);
+// a + b x k for times computed from input, or nothing if that leaves Time's range (about 106 days).
+std::optional<Time> add_times(Time a, Time b, int64_t k);
 Bytes parse_bytes(std::string_view s);
 Rate parse_rate(std::string_view s);
 

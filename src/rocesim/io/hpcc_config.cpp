@@ -43,6 +43,7 @@ std::string decimal(double v) {
 }  // namespace
 
 HpccImport import_hpcc_config(const std::string& config, const std::string& scenario_dir) {
+  check_input_file(config, config, 0, "");
   std::ifstream in(config);
   if (!in) {
     throw InputError(config, 0, "", fs::exists(config) ? "cannot read the file" : "no such file");
@@ -145,7 +146,9 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
   }
   // Lossless priorities: every priority group the flow file uses (that simulator makes data queues lossless).
   {
-    std::ifstream ff(fs::path(scenario_dir.empty() ? "." : scenario_dir) / flows);
+    const fs::path flow_path = fs::path(scenario_dir.empty() ? "." : scenario_dir) / flows;
+    check_input_file(flow_path, config, 0, "FLOW_FILE");
+    std::ifstream ff(flow_path);
     std::set<int64_t> pgs;
     std::string l;
     std::getline(ff, l);

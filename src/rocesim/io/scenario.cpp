@@ -201,6 +201,7 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
                        std::optional<int64_t> seed_override) {
+  check_input_file(path, path, 0, "");
   std::ifstream in(path);
   if (!in) {
     throw InputError(path, 0, "", std::filesystem::exists(path) ? "cannot read the file" : "no such file");

@@ -38,6 +38,11 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
       throw InputError(f, lineno, "header",
                        "expected 'node_num switch_num link_num' (non-negative, switches <= nodes)");
     }
+    if (nodes > kMaxTopologyNodes || links > 64 * kMaxTopologyNodes) {
+      throw InputError(f, lineno, "header",
+                       "at most " + std::to_string(kMaxTopologyNodes) + " nodes and 64 links per node (here " +
+                           std::to_string(nodes) + " nodes, " + std::to_string(links) + " links)");
+    }
   }
   std::set<int64_t> sw;
   {

@@ -34,6 +34,10 @@ struct TopoLink {
   Time delay;
 };
 
+// The most nodes a topology may have (hosts and switches): 1,000,000, beyond any fabric one process simulates,
+// so that a typo in a count fails at once instead of exhausting memory.
+inline constexpr int64_t kMaxTopologyNodes = 1'000'000;
+
 // Hosts are numbered 0..N-1 in the order of `hosts` (each builder documents its order).
 struct TopologyGraph {
   std::string type;

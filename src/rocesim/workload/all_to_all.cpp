@@ -37,6 +37,7 @@ WorkloadFlows generate_all_to_all(const YAML::Node& n, const ParseCtx& ctx, cons
   RdmaOp op = RdmaOp::kWrite;
   parse_op(p.operation, op);
   const size_t m = hosts.size();
+  check_flow_count(static_cast<double>(m) * static_cast<double>(m - 1), n["hosts"], ctx, path + ".hosts");
   WorkloadFlows out;
   std::vector<std::vector<int64_t>> per_host(m);
   for (size_t k = 1; k < m; ++k) {  // round k: host i sends to i + k

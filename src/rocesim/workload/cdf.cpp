@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "rocesim/core/params.hpp"
 #include "rocesim/core/text.hpp"
 #include "rocesim/core/units.hpp"
 
@@ -39,6 +40,11 @@ FlowSizeCdf FlowSizeCdf::load(const std::string& name_or_path, const std::string
   std::filesystem::path p(name_or_path);
   if (p.is_relative()) {
     p = std::filesystem::path(base_dir) / p;
+  }
+  try {
+    check_input_file(p, "", 0, "");
+  } catch (const InputError& e) {  // the caller names the key
+    throw UnitError{e.problem()};
   }
   std::ifstream in(p);
   if (!in) {

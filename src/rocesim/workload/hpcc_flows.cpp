@@ -65,8 +65,8 @@ std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& f, co
     if (size <= 0) {
       throw InputError(f, lineno, "size", "must be positive");
     }
-    if (!(start >= 0) || !std::isfinite(start)) {
-      throw InputError(f, lineno, "start_time", "must be a non-negative number of seconds");
+    if (!(start >= 0) || !(start <= 1e6)) {  // Time holds 9.2e6 s in picoseconds
+      throw InputError(f, lineno, "start_time", "must be a number of seconds from 0 to 1e6");
     }
     if (dport < 0 || dport > 65535) {
       throw InputError(f, lineno, "dport", "must be 0..65535");

@@ -27,7 +27,8 @@ struct IncastParams {
           .add(&IncastParams::priority, "priority", "3", "priority of the flows (3: lossless RoCE)",
                in_range<int64_t>(0, 7), "priority")
           .add(&IncastParams::start, "start", "0ns", "when the first round starts")
-          .add(&IncastParams::repeat, "repeat", "1", "number of rounds", at_least<int64_t>(1))
+          .add(&IncastParams::repeat, "repeat", "1",
+               "number of rounds (those that would start after stop are left out)", at_least<int64_t>(1))
           .add(&IncastParams::interval, "interval", "1ms", "time between the starts of rounds");
       return sc;
     }();
@@ -122,14 +123,28 @@ WorkloadFlows generate_incast(const YAML::Node& n, const ParseCtx& ctx, const st
                          std::to_string(wc.hosts) + " hosts: 0.." + std::to_string(wc.hosts - 1) + ")");
   }
   const std::vector<uint32_t> senders = choose_senders(p, n, ctx, path, wc, rng);
+  // Rounds that would start after `stop` never run: only those up to it are made (the first always).
+  int64_t rounds = p.repeat;
+  if (p.interval > Time() && wc.stop > p.start) {
+    rounds = std::min<int64_t>(rounds, (wc.stop - p.start).ps() / p.interval.ps() + 1);
+  } else if (p.interval > Time()) {
+    rounds = 1;
+  }
+  check_flow_count(static_cast<double>(rounds) * static_cast<double>(senders.size()), n["repeat"], ctx,
+                   path + ".repeat");
   WorkloadFlows out;
-  for (int64_t r = 0; r < p.repeat; ++r) {
+  for (int64_t r = 0; r < rounds; ++r) {
+    const std::optional<Time> start = add_times(p.start, p.interval, r);
+    if (!start) {
+      throw InputError(ctx.file, line_of(n["interval"]), path + ".interval",
+                       "round " + std::to_string(r) + " would start beyond the largest time rocesim holds");
+    }
     for (uint32_t s : senders) {
       FlowSpec f;
       f.src = s;
       f.dst = static_cast<uint32_t>(p.receiver);
       f.size = p.size;
-      f.start = p.start + p.interval * r;
+      f.start = *start;
       f.priority = static_cast<int>(p.priority);
       out.flows.push_back(f);
     }

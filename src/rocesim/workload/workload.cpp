@@ -1,5 +1,7 @@
 #include "rocesim/workload/workload.hpp"
 
+#include <fmt/format.h>
+
 namespace rocesim {
 
 const Registry<WorkloadGenerator>& workload_registry() {
@@ -16,6 +18,13 @@ WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const 
   WorkloadFlows out = e.make(n, ctx, path, wc, rng);
   out.resolved["type"] = e.name;
   return out;
+}
+
+void check_flow_count(double flows, const YAML::Node& at, const ParseCtx& ctx, const std::string& key) {
+  if (flows > static_cast<double>(kMaxWorkloadFlows)) {
+    throw InputError(ctx.file, line_of(at), key,
+                     fmt::format("{:.0f} flows; a workload may generate at most {}", flows, kMaxWorkloadFlows));
+  }
 }
 
 std::vector<uint32_t> select_hosts(const std::vector<int64_t>& hosts, const YAML::Node& n, const ParseCtx& ctx,

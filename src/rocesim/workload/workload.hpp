@@ -75,6 +75,11 @@ WorkloadEntry training_workload();
 // Reads the HPCC ns-3 simulator's flow file (count, then `src dst pg dport size start_s` lines, node ids).
 std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& file, const std::vector<int>& node_host);
 // Hosts named by a workload's `hosts` list (all hosts if empty), checked against the topology.
+// The most flows one workload may generate: 10 million (half a gigabyte of flow records), so that a count
+// typed wrong fails at once with a message instead of exhausting memory. Throws at `key` above it.
+inline constexpr int64_t kMaxWorkloadFlows = 10'000'000;
+void check_flow_count(double flows, const YAML::Node& at, const ParseCtx& ctx, const std::string& key);
+
 std::vector<uint32_t> select_hosts(const std::vector<int64_t>& hosts, const YAML::Node& n, const ParseCtx& ctx,
                                    const std::string& path, const WorkloadContext& wc);
 // Reads a flow file (CSV with header `src,dst,size,start,priority,operation`); errors name the line. An endpoint
