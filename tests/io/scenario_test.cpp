@@ -36,6 +36,25 @@ TEST(ScenarioInput, AKeyGivenTwiceIsAnErrorNamingBothLines) {
   EXPECT_EQ(e.key(), "workload.0.size");
 }
 
+TEST(ScenarioInput, TextThatIsNotUtf8IsRefusedAndMessagesEscapeControlBytes) {
+  // Invalid UTF-8 in a name used to run the whole simulation and then fail writing summary.json.
+  InputError e = error_of("seed: 1\nname: \"ab\xff\xfe\"\ntopology: {type: star, hosts: 2}\n");
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_NE(e.problem().find("not UTF-8"), std::string::npos) << e.what();
+  // A key holding an escape sequence is shown escaped: it cannot recolour the terminal.
+  e = error_of("topology: {type: star, hosts: 2}\nswitch:\n  \"\x1b[31mred\": 1\n");
+  EXPECT_EQ(std::string(e.what()).find('\x1b'), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("\\x1B[31mred"), std::string::npos) << e.what();
+  // Valid UTF-8 passes through untouched; stray bytes are escaped one by one.
+  EXPECT_EQ(printable("h\xc3\xa9llo \xe2\x82\xac"), "h\xc3\xa9llo \xe2\x82\xac");
+  EXPECT_EQ(printable("a\xff"
+                      "b\xc3"),
+            "a\\xFFb\\xC3");
+  EXPECT_EQ(invalid_utf8("\xed\xa0\x80"), 0u);  // a UTF-16 surrogate
+  EXPECT_EQ(invalid_utf8("\xc0\xaf"), 0u);      // an overlong '/'
+  EXPECT_EQ(invalid_utf8("ok \xf0\x9f\x98\x80"), std::string::npos);
+}
+
 TEST(ScenarioInput, IncastRoundsAfterTheStopAreNotMadeAndCountsAreBounded) {
   // 2^31 - 1 rounds a millisecond apart with a 200 us stop: one round starts before the stop; the rest never
   // would (the fuzzing audit's 7.4 GB).

@@ -8,6 +8,12 @@
 
 namespace rocesim {
 
+// `s` with every byte a terminal would act on (control characters, DEL) and every byte that is not part of valid
+// UTF-8 written as \xNN: input echoed in a message can neither recolour the terminal nor break JSON.
+std::string printable(const std::string& s);
+// The offset of the first byte of `s` that is not part of valid UTF-8 (RFC 3629), or npos.
+size_t invalid_utf8(const std::string& s);
+
 class InputError : public std::runtime_error {
  public:
   InputError(std::string file, int line, std::string key, std::string problem)
@@ -33,7 +39,7 @@ class InputError : public std::runtime_error {
       s.append(key).append(": ");
     }
     s.append(problem);
-    return s;
+    return printable(s);
   }
   std::string file_;
   int line_;

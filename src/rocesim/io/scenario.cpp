@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -138,6 +139,17 @@ void reject_duplicate_keys(const YAML::Node& n, const std::string& file, const s
 
 Scenario parse_scenario(const std::string& text, const std::string& file, const std::string& base_dir,
                         const std::vector<std::string>& overrides, std::optional<int64_t> seed_override) {
+  // Names and strings reach summary.json, which is UTF-8: other bytes are refused here, not after the run.
+  if (const size_t bad = invalid_utf8(text); bad != std::string::npos) {
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
+    throw InputError(file, line, "", fmt::format("byte {} is not UTF-8 text", bad));
+  }
+  for (const std::string& o : overrides) {
+    if (invalid_utf8(o) != std::string::npos) {
+      throw InputError("--set", 0, o, "not UTF-8 text");
+    }
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);
