@@ -46,6 +46,32 @@ TEST(Transport, OneFlowOnAnIdlePathRunsAtLineRateAndMatchesItsIdealFct) {
   EXPECT_NEAR(f.ideal_fct.ps() / 1000.0, ideal_ns, 0.01);
 }
 
+TEST(Transport, TheIdealFctIsALowerBoundWhateverLinkIsTheSlowest) {
+  // With a 100G fabric under 400G hosts the bottleneck is in the middle of the path, and the last packet is
+  // shorter than the first: the ideal used to count the first packet on the hops after the bottleneck and lay
+  // above the real FCT (6475.84 ns against 6486.40 in the fuzzing audit). Within 1 %, and never below.
+  for (const char* rates : {"host_link: {rate: 400Gbps, delay: 1us}, fabric_link: {rate: 100Gbps, delay: 1us}",
+                            "host_link: {rate: 100Gbps, delay: 1us}, fabric_link: {rate: 400Gbps, delay: 1us}"}) {
+    for (RdmaOp op : {RdmaOp::kWrite, RdmaOp::kRead}) {
+      for (int64_t size : {1000, 100'000, 1'000'000}) {
+        auto s = test::make_sim(std::string("stop: 20ms\ntopology: {type: leaf-spine, leaves: 2, spines: 2, "
+                                            "servers_per_leaf: 2, ") +
+                                rates + "}\nnic: {cc: none, mtu: 1024}\n");
+        FlowSpec spec = test::write_flow(0, 3, Bytes(size));
+        spec.op = op;
+        const uint32_t id = s->net().add_flow(spec);
+        s->run();
+        const FlowRecord& f = s->net().flows()[id];
+        ASSERT_TRUE(f.done);
+        const double fct = static_cast<double>((f.end - f.spec.start).ps());
+        const double ideal = static_cast<double>(f.ideal_fct.ps());
+        EXPECT_GE(fct, ideal) << rates << " op " << static_cast<int>(op) << " size " << size;
+        EXPECT_LE(fct, ideal * 1.01) << rates << " op " << static_cast<int>(op) << " size " << size;
+      }
+    }
+  }
+}
+
 TEST(Transport, ADroppedPacketIsRecoveredByGoBackN) {
   auto s = test::make_sim(kPair);
   Network& net = s->net();

@@ -237,21 +237,39 @@ Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport, 
   if (n > 1) {
     total_wire += (n - 2) * data_wire(mtu, false, false) + data_wire(size.count() - (n - 1) * mtu, false, true);
   }
-  Rate bottleneck = hops.front().first;
+  const int64_t last_wire = n > 1 ? data_wire(size.count() - (n - 1) * mtu, false, true) : first_wire;
+  // The last byte's arrival, store-and-forward: the critical path over the hops k of the first packet up to hop
+  // k, every byte through hop k, the last packet after it; the slowest such path is the bound (with different
+  // link rates the bottleneck is not always the last hop, and the last packet may be shorter than the first).
+  Time data;
+  for (size_t k = 0; k < hops.size(); ++k) {
+    Time t = hops[k].first.tx_time(Bytes(total_wire));
+    for (size_t h = 0; h < hops.size(); ++h) {
+      if (h != k) {
+        t += hops[h].first.tx_time(Bytes(h < k ? first_wire : last_wire));
+      }
+    }
+    data = std::max(data, t);
+  }
+  Time one_way = switch_latency_ * static_cast<int64_t>(hops.size() - 1);
   for (const auto& hop : hops) {
-    bottleneck = std::min(bottleneck, hop.first);
+    one_way += hop.second;
   }
-  const Time stream = bottleneck.tx_time(Bytes(total_wire - first_wire));
-  if (!read) {
-    return round_trip(hops, Bytes(first_wire)) + stream;
+  if (!read) {  // then the ACK of the last packet comes back
+    const Bytes ack(wire::on_wire(wire::kAckFrame + int_bytes_));
+    Time back;
+    for (const auto& hop : hops) {
+      back += hop.first.tx_time(ack);
+    }
+    return data + one_way * 2 + back;
   }
-  // READ: the request crosses to the responder; the responses stream back; the last one completes it.
+  // READ: the request crosses to the responder first; the responses stream back; the last one completes it.
   const Bytes request(wire::on_wire(wire::roce_frame(0, wire::kReth)));
-  Time t = switch_latency_ * static_cast<int64_t>(2 * (hops.size() - 1));
-  for (const auto& [rate, delay] : hops) {
-    t += delay * 2 + rate.tx_time(request) + rate.tx_time(Bytes(first_wire));
+  Time req;
+  for (const auto& hop : hops) {
+    req += hop.first.tx_time(request);
   }
-  return t + stream;
+  return req + one_way * 2 + data;
 }
 
 Time Network::round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes first_wire) const {
