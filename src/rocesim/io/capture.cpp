@@ -21,8 +21,9 @@ const Schema<CaptureParams>& CaptureParams::schema() {
              "frames sent by the named host or port (tx), received by it (rx), or both", one_of({"tx", "rx", "both"}))
         .add(&CaptureParams::start, "start", "0ns", "capture frames from this time")
         .add(&CaptureParams::stop, "stop", "1000s", "until this time")
-        .add(&CaptureParams::snaplen, "snaplen", "128",
-             "bytes kept of each frame (headers by default; the true length is recorded); 0 keeps whole frames",
+        .add(&CaptureParams::snaplen, "snaplen", "0",
+             "bytes kept of each frame, the true length recorded; 0 (the default) keeps whole frames, which "
+             "Wireshark decodes cleanly (cut RoCE frames show as malformed there); 128 keeps every header",
              in_range<int64_t>(0, 65535), "bytes")
         .validate([](const CaptureParams& p) -> std::optional<std::pair<std::string, std::string>> {
           if (p.hosts.empty() && p.ports.empty()) {
