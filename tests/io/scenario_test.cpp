@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "../test_util.hpp"
+#include "rocesim/net/wire.hpp"
 #include "rocesim/topology/topology.hpp"
 #include "rocesim/workload/workload.hpp"
 
@@ -53,6 +54,28 @@ TEST(ScenarioInput, TextThatIsNotUtf8IsRefusedAndMessagesEscapeControlBytes) {
   EXPECT_EQ(invalid_utf8("\xed\xa0\x80"), 0u);  // a UTF-16 surrogate
   EXPECT_EQ(invalid_utf8("\xc0\xaf"), 0u);      // an overlong '/'
   EXPECT_EQ(invalid_utf8("ok \xf0\x9f\x98\x80"), std::string::npos);
+}
+
+TEST(ScenarioInput, ExplicitHeadroomBelowWhatTheLinksNeedIsWarnedAtLoad) {
+  // A star of 100G, 1 us links with 1024 B frames: each port needs pfc_headroom(100G, 1us, ..) of headroom.
+  const std::string base =
+      "topology: {type: star, hosts: 3}\nnic: {mtu: 1024}\nswitch: {pfc: {priorities: [3], headroom: ";
+  const auto warned = [&](const std::string& headroom) {
+    auto sim = make_sim(base + headroom + "}}\n");
+    for (const std::string& w : sim->warnings()) {
+      if (w.find("switch.pfc.headroom") != std::string::npos) {
+        EXPECT_NE(w.find("3 switch port(s)"), std::string::npos) << w;
+        return true;
+      }
+    }
+    return false;
+  };
+  const Bytes need = pfc_headroom(Rate::gbps(100), Time::us(1), Bytes(wire::roce_frame(1024, wire::kReth)),
+                                  Time());  // switch.pfc.response_time defaults to 0
+  EXPECT_TRUE(warned("0B"));
+  EXPECT_TRUE(warned(to_string(Bytes(need.count() - 1))));
+  EXPECT_FALSE(warned(to_string(need)));
+  EXPECT_FALSE(warned("auto"));
 }
 
 TEST(ScenarioInput, IncastRoundsAfterTheStopAreNotMadeAndCountsAreBounded) {

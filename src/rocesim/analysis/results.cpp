@@ -460,8 +460,12 @@ std::string summary_table(const nlohmann::json& s) {
   }
   t += fmt::format("  ECN / DCQCN      {} packets marked, {} CNPs sent\n", num(s["ecn"]["marked"]),
                    num(s["cnp"]["sent"]));
-  t += fmt::format("  drops            {} total, {} on lossless priorities\n", num(s["drops"]["total"]),
-                   num(s["drops"]["lossless"]));
+  std::string reasons;
+  for (const auto& [reason, n] : s["drops"]["by_reason"].items()) {
+    reasons += fmt::format("{}{} {}", reasons.empty() ? " (" : ", ", num(n), reason);
+  }
+  t += fmt::format("  drops            {} total, {} on lossless priorities{}\n", num(s["drops"]["total"]),
+                   num(s["drops"]["lossless"]), reasons.empty() ? "" : reasons + ")");
   t += fmt::format("  retransmits      {}\n", num(s["transport"]["retransmits"]));
   return t;
 }

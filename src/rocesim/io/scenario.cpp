@@ -293,6 +293,26 @@ void Simulation::build() {
                                       o.key, o.value, sc_.server_preset->name, o.preset_value));
     }
   }
+  // Explicit PFC headroom below what a link needs: frames sent after XOFF overflow it and are dropped.
+  {
+    int ports = 0;
+    Bytes need;
+    std::string example;
+    for (const auto& sw : net_->switches()) {
+      const Switch::ShortHeadroom& h = sw->short_headroom();
+      if (h.ports > 0 && (ports == 0 || h.need > need)) {
+        need = h.need;
+        example = sw->name() + ":" + std::to_string(h.example);
+      }
+      ports += h.ports;
+    }
+    if (ports > 0) {
+      warnings_.push_back(fmt::format(
+          "{}: switch.pfc.headroom {} is below what {} switch port(s) need for their links (up to {}, at {}): frames "
+          "in flight after a pause can overflow it and be dropped (headroom_overflow); auto sizes it per link",
+          sc_.file, sc_.sw.pfc.headroom, ports, to_string(need), example));
+    }
+  }
   for (std::string& w : overload_warnings(*net_, sc_.top.stop)) {
     warnings_.push_back(sc_.file + ": " + w);
   }

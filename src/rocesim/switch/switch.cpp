@@ -207,10 +207,18 @@ void Switch::set_link(uint16_t port, const LinkEnd& link) {
 
 void Switch::finalize(const std::string& scenario_file) {
   int64_t aside = 0;
-  for (auto& port : ports_) {
-    port.headroom =
-        port_headroom(params_.pfc, port.link.rate, port.link.delay, Bytes(max_frame_ - wire::kPreambleIfg)).count();
+  const Bytes frame(max_frame_ - wire::kPreambleIfg);
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    Port& port = ports_[i];
+    port.headroom = port_headroom(params_.pfc, port.link.rate, port.link.delay, frame).count();
     aside += port_set_aside(params_, Bytes(port.headroom)).count();
+    const Bytes need = pfc_headroom(port.link.rate, port.link.delay, frame, params_.pfc.response_time);
+    if (lossless_ && params_.pfc.headroom != "auto" && port.link.peer && Bytes(port.headroom) < need) {
+      if (short_headroom_.ports++ == 0 || need > short_headroom_.need) {
+        short_headroom_.need = need;
+        short_headroom_.example = static_cast<uint16_t>(i);
+      }
+    }
   }
   mmu_.set_shared_pool(params_.buffer.count() - aside);
   if (const int missing = tags_.build(params_.pfc.tagger, dscp_to_prio_); missing >= 0) {

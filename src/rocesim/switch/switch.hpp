@@ -132,6 +132,14 @@ class Switch final : public Node {
   PortPrioCounters counters(uint16_t port, int prio) const;
   const PauseState& pause_state(uint16_t port) const { return pause_states_[port]; }
   Bytes headroom(uint16_t port) const { return Bytes(ports_[port].headroom); }
+  // With an explicit switch.pfc.headroom on lossless priorities: the ports whose link needs more (what auto would
+  // give it, pfc_headroom()), and the most any of them needs. Set by finalize().
+  struct ShortHeadroom {
+    int ports = 0;
+    Bytes need;
+    uint16_t example = 0;
+  };
+  const ShortHeadroom& short_headroom() const { return short_headroom_; }
   // The shared pool: the buffer less every port's reserves and headroom.
   Bytes shared_pool() const { return Bytes(mmu_.shared_pool()); }
   int64_t queued_bytes(uint16_t port, int prio) const { return ports_[port].out[prio].qbytes; }
@@ -314,6 +322,7 @@ class Switch final : public Node {
   std::vector<PauseState> pause_states_;
   std::unique_ptr<Scheduler> sched_;  // for every port (each port keeps its own state)
   uint8_t lossless_ = 0;
+  ShortHeadroom short_headroom_;
   bool ecn_at_dequeue_ = false;
   bool telemetry_ = false;
   // Queues in the watchdog's storm mode with the drop action: while any is, enqueue checks refused().
