@@ -128,5 +128,28 @@ TEST(ScenarioInput, DirectoriesDevicesAndHugeCountsAreNotRead) {
   }
 }
 
+TEST(ScenarioInput, HpccTopologiesFollowTheRulesOfYamlOnes) {
+  // node_num switch_num link_num; the switch ids; links 'a b rate delay error_rate'.
+  const auto error_of_topology = [](const std::string& text) {
+    std::istringstream in(text);
+    try {
+      read_hpcc_topology(in, "topology.txt");
+    } catch (const InputError& e) {
+      return std::make_pair(e.line(), e.problem());
+    }
+    return std::make_pair(0, std::string());
+  };
+  EXPECT_EQ(error_of_topology("3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n").first, 0);
+  auto [line, problem] = error_of_topology("4 2 2\n2 2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n");
+  EXPECT_EQ(line, 2);
+  EXPECT_NE(problem.find("listed twice"), std::string::npos) << problem;
+  std::tie(line, problem) = error_of_topology("4 2 2\n2 3\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n");
+  EXPECT_EQ(line, 2);
+  EXPECT_NE(problem.find("switch 3 has no link"), std::string::npos) << problem;
+  std::tie(line, problem) = error_of_topology("3 1 2\n2\n0 2 1bps 1us 0\n1 2 100Gbps 1us 0\n");
+  EXPECT_EQ(line, 3);
+  EXPECT_NE(problem.find("outside 1Gbps..1600Gbps"), std::string::npos) << problem;
+}
+
 }  // namespace
 }  // namespace rocesim

@@ -45,6 +45,7 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
     }
   }
   std::set<int64_t> sw;
+  int switch_line = 0;
   {
     std::vector<int64_t> ids;
     int64_t id = 0;
@@ -53,6 +54,7 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
       if (!next_content_line(in, line, lineno)) {
         throw InputError(f, lineno + 1, "switches", "missing the line of switch ids");
       }
+      switch_line = lineno;
       std::istringstream ss(line);
       while (ss >> id) {
         ids.push_back(id);
@@ -71,7 +73,9 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
         throw InputError(f, lineno, "switches",
                          "switch id " + std::to_string(s) + " is not a node (0.." + std::to_string(nodes - 1) + ")");
       }
-      sw.insert(s);
+      if (!sw.insert(s).second) {
+        throw InputError(f, lineno, "switches", "switch id " + std::to_string(s) + " is listed twice");
+      }
     }
   }
   TopologyGraph g;
@@ -109,6 +113,10 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
     } catch (const UnitError& e) {
       throw InputError(f, lineno, "link", e.message);
     }
+    // The same limits as a YAML topology's links (topology.cpp, LinkParams).
+    if (r < Rate::gbps(1) || r > Rate::gbps(1600)) {
+      throw InputError(f, lineno, "link", "rate " + to_string(r) + " is outside 1Gbps..1600Gbps");
+    }
     if (err < 0 || err > 1) {
       throw InputError(f, lineno, "link", "error_rate must be in 0..1");
     }
@@ -121,6 +129,16 @@ TopologyGraph read_hpcc_topology(std::istream& in, const std::string& f) {
   }
   if (lossy_links) {
     g.warnings.push_back(f + ": per-link error rates are not modelled (links are loss-free)");
+  }
+  std::vector<int> degree(g.nodes.size(), 0);
+  for (const TopoLink& l : g.links) {
+    ++degree[static_cast<size_t>(l.a)];
+    ++degree[static_cast<size_t>(l.b)];
+  }
+  for (int64_t s : sw) {
+    if (degree[static_cast<size_t>(s)] == 0) {
+      throw InputError(f, switch_line, "switches", "switch " + std::to_string(s) + " has no link");
+    }
   }
   return g;
 }
