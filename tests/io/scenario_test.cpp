@@ -96,6 +96,10 @@ TEST(ScenarioInput, IncastRoundsAfterTheStopAreNotMadeAndCountsAreBounded) {
       "workload: [{type: incast, receiver: 0, senders: 2, size: 1KB, repeat: 2147483647, interval: 0ns}]\n");
   EXPECT_EQ(e.key(), "workload.0.repeat");
   EXPECT_EQ(e.line(), 3);
+  // Found by the fuzzer: a stop of 2^32 ms under a Poisson load asked for 4.7 x 10^8 flows (std::bad_alloc).
+  const InputError p =
+      error_of("stop: 4294967296ms\ntopology: {type: star, hosts: 128}\nworkload: [{type: poisson, load: 0.5}]\n");
+  EXPECT_EQ(p.key(), "workload.0.load");
 }
 
 TEST(ScenarioInput, DirectoriesDevicesAndHugeCountsAreNotRead) {

@@ -52,6 +52,13 @@ WorkloadFlows generate_poisson(const YAML::Node& n, const ParseCtx& ctx, const s
   RdmaOp op = RdmaOp::kWrite;
   parse_op(p.operation, op);
   const Time until = std::min(p.until, wc.stop);
+  // The flows it would make, expected: at each host load x rate x the time / the mean size.
+  double expected = 0;
+  for (uint32_t h : hosts) {
+    expected +=
+        p.load * static_cast<double>(wc.host_rate[h].bps()) / 8 * std::max(0.0, (until - p.start).sec_f()) / cdf.mean();
+  }
+  check_flow_count(expected, n["load"], ctx, path + ".load", "lower the load, or end it sooner with until or stop");
   WorkloadFlows out;
   for (uint32_t h : hosts) {
     const double mean_gap_s = cdf.mean() * 8 / (static_cast<double>(wc.host_rate[h].bps()) * p.load);

@@ -20,10 +20,12 @@ WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const 
   return out;
 }
 
-void check_flow_count(double flows, const YAML::Node& at, const ParseCtx& ctx, const std::string& key) {
+void check_flow_count(double flows, const YAML::Node& at, const ParseCtx& ctx, const std::string& key,
+                      const std::string& hint) {
   if (flows > static_cast<double>(kMaxWorkloadFlows)) {
     throw InputError(ctx.file, line_of(at), key,
-                     fmt::format("{:.0f} flows; a workload may generate at most {}", flows, kMaxWorkloadFlows));
+                     fmt::format("{:.0f} flows; a workload may generate at most {}{}", flows, kMaxWorkloadFlows,
+                                 hint.empty() ? "" : ": " + hint));
   }
 }
 

@@ -78,7 +78,8 @@ std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& file,
 // The most flows one workload may generate: 10 million (half a gigabyte of flow records), so that a count
 // typed wrong fails at once with a message instead of exhausting memory. Throws at `key` above it.
 inline constexpr int64_t kMaxWorkloadFlows = 10'000'000;
-void check_flow_count(double flows, const YAML::Node& at, const ParseCtx& ctx, const std::string& key);
+void check_flow_count(double flows, const YAML::Node& at, const ParseCtx& ctx, const std::string& key,
+                      const std::string& hint = "");
 
 std::vector<uint32_t> select_hosts(const std::vector<int64_t>& hosts, const YAML::Node& n, const ParseCtx& ctx,
                                    const std::string& path, const WorkloadContext& wc);
