@@ -104,10 +104,9 @@ class CollectiveApp final : public Application {
   struct RankState {
     uint32_t rank = 0;
     int phase = -1;
-    size_t call = 0;      // the collective being run in the phase
-    int stage = 0;        // 1: the phase's first compute; 2: its collectives and the compute beside them
-    int waiting = 0;      // parts of the stage not yet done
-    size_t instance = 0;  // of the collective being run
+    size_t call = 0;  // the collective being run in the phase
+    int stage = 0;    // 1: the phase's first compute; 2: its collectives and the compute beside them
+    int waiting = 0;  // parts of the stage not yet done
     std::vector<RunnerState> runners;
     size_t runners_left = 0;
     std::vector<uint32_t> gated;  // runners waiting for another runner's items

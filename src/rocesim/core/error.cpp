@@ -6,36 +6,48 @@
 
 namespace rocesim {
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence starting at b[i] (RFC 3629: no overlong forms, no surrogates, up to
+// U+10FFFF), or 0 when none starts there.
+size_t utf8_sequence(const unsigned char* b, size_t n, size_t i) {
+  const unsigned c = b[i];
+  size_t len = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  if (c < 0x80) {
+    return 1;
+  } else if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    lo = c == 0xE0 ? 0xA0 : 0x80;
+    hi = c == 0xED ? 0x9F : 0xBF;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    lo = c == 0xF0 ? 0x90 : 0x80;
+    hi = c == 0xF4 ? 0x8F : 0xBF;
+  } else {
+    return 0;
+  }
+  if (i + len > n || b[i + 1] < lo || b[i + 1] > hi) {
+    return 0;
+  }
+  for (size_t k = 2; k < len; ++k) {
+    if ((b[i + k] & 0xC0) != 0x80) {
+      return 0;
+    }
+  }
+  return len;
+}
+
+}  // namespace
+
 size_t invalid_utf8(const std::string& s) {
   const auto* b = reinterpret_cast<const unsigned char*>(s.data());
-  const size_t n = s.size();
-  for (size_t i = 0; i < n;) {
-    const unsigned c = b[i];
-    size_t len = 0;
-    unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      lo = c == 0xE0 ? 0xA0 : 0x80;  // no overlong forms
-      hi = c == 0xED ? 0x9F : 0xBF;  // no surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      lo = c == 0xF0 ? 0x90 : 0x80;
-      hi = c == 0xF4 ? 0x8F : 0xBF;  // up to U+10FFFF
-    } else {
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = utf8_sequence(b, s.size(), i);
+    if (len == 0) {
       return i;
-    }
-    if (i + len > n || b[i + 1] < lo || b[i + 1] > hi) {
-      return i;
-    }
-    for (size_t k = 2; k < len; ++k) {
-      if ((b[i + k] & 0xC0) != 0x80) {
-        return i;
-      }
     }
     i += len;
   }
@@ -43,21 +55,18 @@ size_t invalid_utf8(const std::string& s) {
 }
 
 std::string printable(const std::string& s) {
+  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
   std::string out;
   out.reserve(s.size());
-  size_t bad = invalid_utf8(s);
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (i == bad) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = b[i];
+    const size_t len = utf8_sequence(b, s.size(), i);
+    if (len == 0 || (c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
       out += fmt::format("\\x{:02X}", c);
-      const size_t next = invalid_utf8(s.substr(i + 1));
-      bad = next == std::string::npos ? std::string::npos : i + 1 + next;
-      continue;
-    }
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
-      out += fmt::format("\\x{:02X}", c);
+      ++i;
     } else {
-      out += static_cast<char>(c);
+      out.append(s, i, len);
+      i += len;
     }
   }
   return out;

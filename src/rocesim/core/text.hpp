@@ -26,6 +26,13 @@ inline bool next_content_line(std::istream& in, std::string& line, int& lineno, 
   return false;
 }
 
+// `s` without leading and trailing blanks (spaces, tabs, carriage returns).
+inline std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  const auto e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
 inline std::string size_text(double bytes) {
   if (bytes >= 1e9) {
     return fmt::format("{:.2f} GB", bytes / 1e9);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "rocesim/core/text.hpp"
 #include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
@@ -25,12 +26,6 @@ struct FlowFileParams {
     return s;
   }
 };
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  const auto e = s.find_last_not_of(" \t\r");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 int64_t parse_endpoint(const std::string& s, const std::vector<std::string>& names) {
   for (size_t i = 0; i < names.size(); ++i) {

@@ -7,6 +7,7 @@
 
 #include "rocesim/cluster/network.hpp"
 #include "rocesim/collective/report.hpp"
+#include "rocesim/core/text.hpp"
 #include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
@@ -48,11 +49,6 @@ WorkloadFlows generate_training(const YAML::Node& n, const ParseCtx& ctx, const 
   std::string item;
   while (std::getline(ss, item, ',')) {
     const auto colon = item.find(':');
-    const auto trim = [](std::string s) {
-      s.erase(0, s.find_first_not_of(" \t"));
-      s.erase(s.find_last_not_of(" \t") + 1);
-      return s;
-    };
     const std::optional<CollOp> op =
         colon == std::string::npos ? std::nullopt : parse_coll_op(trim(item.substr(0, colon)));
     if (!op) {
