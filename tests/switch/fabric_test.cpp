@@ -284,4 +284,34 @@ TEST(Routing, SwitchesWithEqualForwardingTablesShareOne) {
   EXPECT_EQ(ls->net().route_tables(), 5u);
 }
 
+TEST(Routing, NicsThatCannotReachEachOtherAreAnErrorNamingAPair) {
+  // s0 and s1 are not linked: a (on s0) and b, c (on s1) cannot reach each other; the first destination in NIC
+  // order is a, the first NIC that cannot reach it is b.
+  const std::string dir = "/tmp/rocesim_unreachable_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/t.txt") << "host a\nhost b\nhost c\nswitch s0\nswitch s1\n"
+                                   "link a s0 100Gbps 1us\nlink b s1 100Gbps 1us\nlink c s1 100Gbps 1us\n";
+  try {
+    Simulation sim(parse_scenario("topology: {type: file, path: t.txt}\n", "t.yaml", dir, {}));
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "topology");
+    EXPECT_NE(e.problem().find("host 'b' cannot reach host 'a'"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Routing, ForwardingTablesBeyondTheirMemoryBoundAreAnInputError) {
+  // 2 bytes per switch per NIC: a k=64 fat-tree (5,120 switches, 65,536 NICs) takes 0.67 GB and is allowed; a
+  // k=96 one (11,520 x 221,184) would take 5.1 GB.
+  EXPECT_NO_THROW(check_route_table_size(5120, 65536, "t.yaml"));
+  try {
+    check_route_table_size(11520, 221184, "t.yaml");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "topology");
+    EXPECT_NE(e.problem().find("5.1 GB"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace rocesim

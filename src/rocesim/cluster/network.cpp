@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 
 #include "rocesim/topology/routing.hpp"
 
@@ -134,61 +136,168 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
 
 namespace {
 // Switches with equal tables share one (see RouteTable): the one already made for an equal table, or a new one.
-using TableSet = std::map<RouteTable, std::shared_ptr<const RouteTable>>;
+// Tables by a hash of their contents (each table is held once: keys would be a second copy).
+using TableSet = std::unordered_map<uint64_t, std::vector<std::shared_ptr<const RouteTable>>>;
 std::shared_ptr<const RouteTable> shared_table(TableSet& set, RouteTable&& t) {
-  auto it = set.find(t);
-  if (it == set.end()) {
-    auto shared = std::make_shared<const RouteTable>(t);
-    it = set.emplace(std::move(t), std::move(shared)).first;
+  uint64_t h = t.set_of.size();
+  const auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001B3ULL; };  // FNV-1a over the three arrays
+  for (const uint16_t v : t.set_of) {
+    mix(v);
   }
-  return it->second;
+  for (const uint32_t v : t.set_offset) {
+    mix(v);
+  }
+  for (const uint16_t v : t.set_ports) {
+    mix(v);
+  }
+  auto& same_hash = set[h];
+  for (const auto& existing : same_hash) {
+    if (*existing == t) {
+      return existing;
+    }
+  }
+  same_hash.push_back(std::make_shared<const RouteTable>(std::move(t)));
+  return same_hash.back();
 }
 }  // namespace
 
-// Shortest paths by breadth-first search from each destination host over the links that are up; a switch's next
-// hops towards host h are all its ports whose neighbour is one hop closer to h (equal-cost multipath). Hosts
+namespace {
+
+// One switch's table under construction: each distinct next-hop set is kept once (RouteTable).
+class TableBuilder {
+ public:
+  explicit TableBuilder(size_t hosts) {
+    table_.set_of.assign(hosts, 0);
+    table_.set_offset.assign(1, 0);
+  }
+  // The next hops to `hosts` are `ports`.
+  void set(const std::vector<size_t>& hosts, const std::vector<uint16_t>& ports) {
+    auto it = ids_.find(ports);
+    if (it == ids_.end()) {
+      it = ids_.emplace(ports, static_cast<uint16_t>(ids_.size())).first;
+      table_.set_ports.insert(table_.set_ports.end(), ports.begin(), ports.end());
+      table_.set_offset.push_back(static_cast<uint32_t>(table_.set_ports.size()));
+    }
+    for (const size_t h : hosts) {
+      table_.set_of[h] = it->second;
+    }
+  }
+  RouteTable take() { return std::move(table_); }
+
+ private:
+  RouteTable table_;
+  std::map<std::vector<uint16_t>, uint16_t> ids_;
+};
+
+// Destinations routed alike: the NICs hanging off one switch by their only link share every other switch's next
+// hops (a shortest path to such a NIC is one to its switch, plus the last link), so one breadth-first search from
+// that switch serves them all. A NIC with no link or several is a group of its own, searched from itself.
+struct DestinationGroup {
+  int from = 0;               // the node the search starts from
+  std::vector<size_t> hosts;  // host indices
+};
+
+std::vector<DestinationGroup> destination_groups(const TopologyGraph& g, const Adjacency& adj) {
+  std::vector<DestinationGroup> groups;
+  std::vector<int> group_of_switch(g.nodes.size(), -1);
+  for (size_t h = 0; h < g.hosts.size(); ++h) {
+    const int node = g.hosts[h];
+    const auto& arcs = adj[node];
+    if (arcs.size() != 1 || g.nodes[arcs[0].node].is_nic()) {
+      groups.push_back({node, {h}});
+      continue;
+    }
+    int& gi = group_of_switch[arcs[0].node];
+    if (gi < 0) {
+      gi = static_cast<int>(groups.size());
+      groups.push_back({arcs[0].node, {}});
+    }
+    groups[gi].hosts.push_back(h);
+  }
+  return groups;
+}
+
+}  // namespace
+
+// Shortest paths by breadth-first search over the links that are up, one search per destination group; a switch's
+// next hops towards host h are all its ports whose neighbour is one hop closer to h (equal-cost multipath). Hosts
 // never forward.
 std::vector<RouteTable> Network::route_tables(const std::vector<char>& up, const std::string* file) const {
   const size_t nn = graph_.nodes.size();
   const size_t nh = graph_.hosts.size();
   const Adjacency adj = adjacency(graph_, up);
-  std::vector<std::vector<uint32_t>> offsets(switches_.size(), std::vector<uint32_t>(nh + 1, 0));
-  std::vector<std::vector<uint16_t>> next(switches_.size());
+  std::vector<TableBuilder> tables(switches_.size(), TableBuilder(nh));
   std::vector<int> dist(nn);
-  for (size_t h = 0; h < nh; ++h) {
-    const int target = graph_.hosts[h];
-    distances_to(graph_, adj, target, dist);
+  std::vector<uint16_t> ports;
+  // The unreachable pair to report: the first destination host in host order, the first other NIC in node order.
+  std::optional<std::pair<size_t, int>> unreachable;
+  for (const DestinationGroup& group : destination_groups(graph_, adj)) {
+    distances_to(graph_, adj, group.from, dist);
+    const size_t first_host = group.hosts.front();
+    if (file && (!unreachable || first_host < unreachable->first)) {
+      for (size_t s = 0; s < nn; ++s) {
+        if (node_switch_[s] < 0 && dist[s] < 0 && static_cast<int>(s) != graph_.hosts[first_host]) {
+          unreachable = {first_host, static_cast<int>(s)};
+          break;
+        }
+      }
+    }
     for (size_t s = 0; s < nn; ++s) {
       if (node_switch_[s] < 0) {
-        if (file && static_cast<int>(s) != target && dist[s] < 0) {
-          throw InputError(*file, 0, "topology",
-                           "host '" + graph_.nodes[s].name + "' cannot reach host '" + graph_.nodes[target].name + "'");
+        continue;
+      }
+      TableBuilder& table = tables[node_switch_[s]];
+      if (static_cast<int>(s) == group.from) {  // the group's own switch: the link to each NIC
+        for (const size_t h : group.hosts) {
+          ports.assign(1, RouteTable::kNoRoute);
+          for (const Arc& a : adj[s]) {
+            if (a.node == graph_.hosts[h]) {
+              ports[0] = a.port;
+            }
+          }
+          table.set({h}, ports);
         }
         continue;
       }
-      const int si = node_switch_[s];
-      offsets[si][h] = static_cast<uint32_t>(next[si].size());
+      ports.clear();
       if (dist[s] > 0) {
         for (const Arc& a : adj[s]) {
-          if (is_next_hop(graph_, dist, static_cast<int>(s), a, target)) {
-            next[si].push_back(a.port);
+          if (is_next_hop(graph_, dist, static_cast<int>(s), a, group.from)) {
+            ports.push_back(a.port);
           }
         }
       }
-      if (next[si].size() == offsets[si][h]) {
-        next[si].push_back(RouteTable::kNoRoute);
+      if (ports.empty()) {
+        ports.push_back(RouteTable::kNoRoute);
       }
+      table.set(group.hosts, ports);
     }
   }
+  if (unreachable) {
+    throw InputError(*file, 0, "topology",
+                     "host '" + graph_.nodes[unreachable->second].name + "' cannot reach host '" +
+                         graph_.nodes[graph_.hosts[unreachable->first]].name + "'");
+  }
   std::vector<RouteTable> out;
-  for (size_t si = 0; si < switches_.size(); ++si) {
-    offsets[si][nh] = static_cast<uint32_t>(next[si].size());
-    out.emplace_back(offsets[si], next[si]);
+  out.reserve(tables.size());
+  for (TableBuilder& t : tables) {
+    out.push_back(t.take());
   }
   return out;
 }
 
+void check_route_table_size(size_t switches, size_t nics, const std::string& file) {
+  const double bytes = 2.0 * static_cast<double>(switches) * static_cast<double>(nics);  // RouteTable::set_of
+  if (bytes > kMaxRouteTableBytes) {
+    throw InputError(file, 0, "topology",
+                     fmt::format("{} switches x {} NICs need {:.1f} GB of forwarding tables (2 bytes per switch per "
+                                 "NIC); at most {:.0f} GB: simulate a smaller fabric",
+                                 switches, nics, bytes / 1e9, kMaxRouteTableBytes / 1e9));
+  }
+}
+
 void Network::build_routes(const std::string& scenario_file) {
+  check_route_table_size(switches_.size(), graph_.hosts.size(), scenario_file);
   TableSet tables;
   auto computed = route_tables(std::vector<char>(graph_.links.size(), 1), &scenario_file);
   for (size_t si = 0; si < switches_.size(); ++si) {
@@ -198,7 +307,10 @@ void Network::build_routes(const std::string& scenario_file) {
     initial_routes_.push_back(table);
     ecmp_seeds_.push_back(switches_[si]->ecmp_seed());
   }
-  route_tables_ = tables.size();
+  route_tables_ = 0;
+  for (const auto& [hash, same_hash] : tables) {
+    route_tables_ += same_hash.size();
+  }
 }
 
 std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst, uint16_t sport) const {

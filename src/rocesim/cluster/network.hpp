@@ -17,6 +17,11 @@
 
 namespace rocesim {
 
+// The forwarding tables a fabric may need (2 bytes per switch per NIC): a 65,536-NIC k=64 fat-tree needs 0.7 GB.
+inline constexpr double kMaxRouteTableBytes = 4e9;
+// An InputError at `file`'s topology when `switches` x `nics` tables exceed kMaxRouteTableBytes.
+void check_route_table_size(size_t switches, size_t nics, const std::string& file);
+
 class Network {
  public:
   Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic, const CcAlgorithm& cc,

@@ -237,21 +237,6 @@ void Switch::finalize(const std::string& scenario_file) {
   }
 }
 
-RouteTable::RouteTable(const std::vector<uint32_t>& offset, const std::vector<uint16_t>& next) {
-  std::map<std::vector<uint16_t>, uint16_t> ids;
-  set_of.assign(offset.size() - 1, 0);
-  set_offset.assign(1, 0);
-  for (size_t h = 0; h + 1 < offset.size(); ++h) {
-    std::vector<uint16_t> ports(next.begin() + offset[h], next.begin() + offset[h + 1]);
-    auto [it, fresh] = ids.emplace(std::move(ports), static_cast<uint16_t>(ids.size()));
-    if (fresh) {
-      set_ports.insert(set_ports.end(), it->first.begin(), it->first.end());
-      set_offset.push_back(static_cast<uint32_t>(set_ports.size()));
-    }
-    set_of[h] = it->second;
-  }
-}
-
 void Switch::set_routes(std::shared_ptr<const RouteTable> table, uint64_t ecmp_seed) {
   routes_ = std::move(table);
   route_set_ = routes_->set_of.data();

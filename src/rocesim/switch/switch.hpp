@@ -71,8 +71,6 @@ struct RouteTable {
   std::vector<uint16_t> set_of;                 // per destination host: its next-hop set
   std::vector<uint32_t> set_offset;             // set s is set_ports[set_offset[s] .. set_offset[s + 1])
   std::vector<uint16_t> set_ports;
-  // From next-hop ports next[offset[h] .. offset[h + 1]) for each destination host h.
-  RouteTable(const std::vector<uint32_t>& offset, const std::vector<uint16_t>& next);
   auto operator<=>(const RouteTable&) const = default;
   // The port a switch with ECMP seed `seed` sends `p` to (Switch::route does the same on its own copy).
   uint16_t port(const Packet& p, uint64_t seed) const;
