@@ -76,21 +76,38 @@ class InterruptsHeld {
   sigset_t old_;
 };
 
+// Warnings quote the input: control bytes in it are shown escaped, never sent to the terminal.
+void warn(const std::string& w) { fmt::print(stderr, "rocesim: warning: {}\n", printable(w)); }
+
+// The memory a run may take: ROCESIM_MEMORY_LIMIT (a size, e.g. 8GB) or the machine's physical memory.
+double memory_limit() {
+  if (const char* env = std::getenv("ROCESIM_MEMORY_LIMIT")) {
+    try {
+      return static_cast<double>(parse_bytes(env).count());
+    } catch (const UnitError& e) {
+      throw InputError("environment", 0, "ROCESIM_MEMORY_LIMIT", e.message);
+    }
+  }
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+}
+
 // A scenario from the HPCC ns-3 simulator's config.txt; its warnings go to stderr.
 Scenario load_hpcc(const std::string& config, const std::vector<std::string>& sets, std::optional<int64_t> seed) {
   const std::string dir = std::filesystem::path(config).parent_path().string();
   const HpccImport imp = import_hpcc_config(config, dir.empty() ? "." : dir);
   for (const auto& w : imp.warnings) {
-    fmt::print(stderr, "rocesim: warning: {}\n", w);
+    warn(w);
   }
-  return parse_scenario(imp.yaml, config, dir.empty() ? "." : dir, sets, seed);
+  Scenario sc = parse_scenario(imp.yaml, config, dir.empty() ? "." : dir, sets, seed);
+  sc.memory_limit = memory_limit();
+  return sc;
 }
 
 Scenario load(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed) {
-  if (path.empty()) {
-    return parse_scenario(kDefaultScenario, kDefaultScenarioName, ".", sets, seed);
-  }
-  return load_scenario(path, sets, seed);
+  Scenario sc = path.empty() ? parse_scenario(kDefaultScenario, kDefaultScenarioName, ".", sets, seed)
+                             : load_scenario(path, sets, seed);
+  sc.memory_limit = memory_limit();
+  return sc;
 }
 
 // A one-line progress report on stderr: simulated time done, events per second, and an estimate of the rest.
@@ -141,7 +158,7 @@ double run_interruptible(Simulation& s, Progress& progress, bool& partial) {
 
 void print_warnings(const Simulation& s) {
   for (const std::string& w : s.warnings()) {
-    fmt::print(stderr, "rocesim: warning: {}\n", w);
+    warn(w);
   }
 }
 
@@ -258,10 +275,10 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
   std::string extra;
   const nlohmann::json summary = write_results(s, info, baseline.get(), out_dir, quiet, extra);
   if (!quiet) {
-    fmt::print("rocesim: {} ({})\n", s.scenario().top.name,
-               !hpcc_config.empty() ? hpcc_config
-               : path.empty()       ? kDefaultScenarioName
-                                    : path);
+    fmt::print("rocesim: {} ({})\n", printable(s.scenario().top.name),
+               printable(!hpcc_config.empty() ? hpcc_config
+                         : path.empty()       ? kDefaultScenarioName
+                                              : path));
     fmt::print("{}", summary_table(summary));
     fmt::print("  results          {}/summary.json, flows.csv, ports.csv, nics.csv, fct_buckets.csv{}\n", out_dir,
                extra);
@@ -347,7 +364,7 @@ int cmd_import_hpcc(const std::string& config, const std::string& out) {
   }
   const HpccImport imp = import_hpcc_config(config, dir.empty() ? "." : dir);
   for (const auto& w : imp.warnings) {
-    fmt::print(stderr, "rocesim: warning: {}\n", w);
+    warn(w);
   }
   // Check the result before writing it: an import that does not load is an error, not a file.
   Simulation check(parse_scenario(imp.yaml, out, dir.empty() ? "." : dir, {}));
@@ -420,7 +437,7 @@ int cmd_check(const std::string& path, const std::vector<std::string>& sets, std
   if (json) {
     fmt::print("{}\n", check_json(r, sc.file).dump(2));
   } else {
-    fmt::print("{}", check_text(r, sc.file));
+    fmt::print("{}", printable(check_text(r, sc.file)));
   }
   return r.clean() ? 0 : 1;
 }
@@ -438,7 +455,7 @@ int cmd_topology(const std::string& path, const std::vector<std::string>& sets, 
   if (json) {
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("{}", fabric_table(j));
+    fmt::print("{}", printable(fabric_table(j)));
   }
   return 0;
 }

@@ -232,7 +232,37 @@ Simulation::Simulation(Scenario sc) : sc_(std::move(sc)), sim_(static_cast<uint6
   }
 }
 
+namespace {
+
+// What a run holds, estimated from above (measured: about 3 KB per NIC and switch port on a k=92 fat-tree; 1.0 to
+// 1.3 KB per flow with cc none, DCQCN and HPCC for its queue pair, congestion state and record, plus its results
+// row), with the forwarding tables' 2 bytes per switch per NIC.
+double estimated_memory(const TopologyGraph& g, size_t flows) {
+  constexpr double kBase = 32e6, kPerPort = 4096, kPerFlow = 2048;
+  size_t switches = 0;
+  for (const auto& n : g.nodes) {
+    switches += n.is_nic() ? 0 : 1;
+  }
+  const double ports = 2.0 * static_cast<double>(g.links.size());
+  return kBase + kPerPort * ports + 2.0 * static_cast<double>(switches) * static_cast<double>(g.hosts.size()) +
+         kPerFlow * static_cast<double>(flows);
+}
+
+void check_memory(const Scenario& sc, size_t flows, const std::string& key, int line) {
+  const double need = estimated_memory(sc.graph, flows);
+  if (sc.memory_limit > 0 && need > sc.memory_limit) {
+    throw InputError(
+        sc.file, line, key,
+        fmt::format("the run would need about {:.1f} GB ({} nodes, {} links, {} flows), above the memory "
+                    "limit of {:.1f} GB (ROCESIM_MEMORY_LIMIT, or the machine's memory): simulate less",
+                    need / 1e9, sc.graph.nodes.size(), sc.graph.links.size(), flows, sc.memory_limit / 1e9));
+  }
+}
+
+}  // namespace
+
 void Simulation::build() {
+  check_memory(sc_, 0, "topology", 0);
   net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, sc_.file);
   net_->schedule_events(sc_.events, sc_.routing, sc_.file);
   net_->attach_servers(sc_.server, sc_.file);
@@ -259,6 +289,7 @@ void Simulation::build() {
       const std::string path = "workload." + std::to_string(i);
       Rng rng = sim_.rng(path);
       WorkloadFlows w = generate_workload(sc_.workload_node[i], ctx, path, wc, rng);
+      check_memory(sc_, net_->setup_flows() + w.flows.size(), path, line_of(sc_.workload_node[i]));
       const auto base = static_cast<int64_t>(net_->setup_flows());
       for (FlowSpec& f : w.flows) {
         if (f.after >= 0) {

@@ -54,6 +54,9 @@ struct Scenario {
   std::optional<PresetUse> preset;     // switch.preset, and the keys the scenario set over it
   ServerParams server;
   std::optional<PresetUse> server_preset;
+  // The memory the run may take (0: no limit): a scenario estimated to need more is refused before it is built
+  // (Simulation; the CLI sets it from ROCESIM_MEMORY_LIMIT or the machine's memory).
+  double memory_limit = 0;
 };
 
 // An error in a value that came from --set names `--set`, not a line of the scenario file.
