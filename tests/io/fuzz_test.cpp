@@ -113,5 +113,24 @@ TEST(Fuzz, MutatedHpccTopologiesAndFlowFilesLoadOrFailWithOneInputError) {
   }
 }
 
+TEST(Fuzz, MutatedFlowCsvsLoadOrFailWithOneInputError) {
+  const std::string csv = slurp(std::string(ROCESIM_SOURCE_DIR) + "/scenarios/data/bounce-flows.csv") +
+                          "host1,host2,1.5MB,2.5us,3,read\n0,1,64KiB,1ms,0,send\n";
+  const std::vector<std::string> names = {"host0", "host1", "host2", "host3", "host4", "host5", "host6", "host7"};
+  std::mt19937_64 rng(3);
+  int loaded = 0;
+  for (int i = 0; i < mutants() * 20; ++i) {
+    std::istringstream in(mutate(csv, rng));
+    try {
+      read_flow_csv(in, "flows.csv", 8, names);
+      ++loaded;
+    } catch (const InputError&) {
+    } catch (const std::exception& x) {
+      ADD_FAILURE() << "flows.csv: " << x.what();
+    }
+  }
+  EXPECT_GT(loaded, 0);
+}
+
 }  // namespace
 }  // namespace rocesim

@@ -152,6 +152,17 @@ TEST(HpccCompat, KeysRocesimCannotHonourAreWarnedAbout) {
   fs::remove_all(d);
 }
 
+TEST(HpccCompat, WarningsShowControlBytesOfTheConfigEscaped) {
+  // Found by tools/fuzz_cli.py: a key with a control byte reached the terminal raw in the "ignored" warning.
+  const fs::path d = setup("warn_escape", kTopo, kFlows, config("FOO\x1b[31mBAR 3\n"));
+  const Result r = sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() + " -q -o " +
+                      (d / "out").string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FOO\\x1B[31mBAR ignored"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
 TEST(HpccCompat, The320HostFatTreeRunsWithAWebSearchFlowFile) {
   const fs::path d = tmpdir("fat");
   ASSERT_EQ(

@@ -352,7 +352,8 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
   }
   for (const auto& [k, e] : kv) {
     if (!used.count(k)) {
-      out.warnings.push_back(config + ":" + std::to_string(e.line) + ": " + k + " ignored: not modelled by rocesim");
+      out.warnings.push_back(config + ":" + std::to_string(e.line) + ": " + printable(k) +
+                             " ignored: not modelled by rocesim");
     }
   }
   YAML::Emitter em;
