@@ -398,6 +398,15 @@ Time Network::base_rtt(uint32_t src, uint32_t dst, uint16_t sport) const {
                     Bytes(wire::on_wire(wire::roce_frame(static_cast<int>(nic_params_.mtu), 0) + int_bytes_)));
 }
 
+Time Network::ack_clocked_rtt(uint32_t src, uint32_t dst, uint16_t sport) const {
+  const Bytes frame(wire::on_wire(wire::roce_frame(static_cast<int>(nic_params_.mtu), 0) + int_bytes_));
+  Time slowest;
+  for (const auto& [rate, delay] : path(src, dst, sport)) {
+    slowest = std::max(slowest, rate.tx_time(frame));
+  }
+  return base_rtt(src, dst, sport) + slowest * (nic_params_.ack_interval - 1);
+}
+
 void Network::attach_servers(const ServerParams& p, const std::string& file) {
   scenario_file_ = file;
   if (p.gpus == 0) {
@@ -469,7 +478,9 @@ std::pair<uint32_t, uint32_t> Network::connect(uint32_t a, uint32_t app_a, uint3
     // A READ's data comes from the responder (`from`) to the requester (`to`), who holds the read half.
     RecvQpInit ri{from, o.priority, sport, read, o.notify_landed, to_app, to_handle, conn};
     const uint32_t rq = nics_[to]->add_recv_qp(ri);
-    SendQpInit si{to, rq, o.priority, sport, base_rtt(from, to, sport), read, from_app, from_handle, conn};
+    // READ responses are not acknowledged: their sender's round trip is the base one.
+    const Time rtt = read ? base_rtt(from, to, sport) : ack_clocked_rtt(from, to, sport);
+    SendQpInit si{to, rq, o.priority, sport, rtt, read, from_app, from_handle, conn};
     const uint32_t sq = nics_[from]->add_send_qp(si);
     nics_[to]->set_recv_peer(rq, sq);
     conns_.push_back(FlowPath{from, sq, to, rq});

@@ -91,8 +91,13 @@ class Network {
   Time ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport = 0, RdmaOp op = RdmaOp::kWrite) const;
   // Links (rate, delay) of the path that ECMP gives a flow with UDP source port `sport` from src to dst.
   std::vector<std::pair<Rate, Time>> path(uint32_t src, uint32_t dst, uint16_t sport = 0) const;
-  // One full data packet out and its ACK back on the idle fabric (the window unit of HPCC and DCTCP).
+  // One full data packet out and its ACK back on the idle fabric.
   Time base_rtt(uint32_t src, uint32_t dst, uint16_t sport = 0) const;
+  // The round trip a sender of full packets sees on the idle fabric when the receiver acknowledges every
+  // nic.ack_interval packets: base_rtt plus the ack_interval - 1 packets the ACK waits for, at the path's
+  // bottleneck. The time unit of window-based control (HPCC's T, DCTCP's window): a window of line rate x this
+  // keeps the link busy; line rate x base_rtt leaves it idle while the ACK waits.
+  Time ack_clocked_rtt(uint32_t src, uint32_t dst, uint16_t sport = 0) const;
 
   // Switch ports named "leaf0:0, spine1:2"; throws InputError naming `key` for anything that is not one.
   std::vector<std::pair<Switch*, uint16_t>> parse_ports(const std::string& list, const std::string& file,

@@ -53,7 +53,7 @@ struct SendQpInit {
   uint32_t peer_qpn = 0;  // its receive half
   int priority = 3;
   uint16_t sport = 0;
-  Time base_rtt;
+  Time base_rtt;                // what the congestion control takes as the round trip (Network::ack_clocked_rtt)
   bool read_responder = false;  // sends READ responses when READ requests arrive
   uint32_t owner = 0;           // the application (at this NIC's server) told of completions
   uint32_t handle = 0;          // the application's name for the queue pair
