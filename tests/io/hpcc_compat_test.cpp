@@ -152,6 +152,71 @@ TEST(HpccCompat, KeysRocesimCannotHonourAreWarnedAbout) {
   fs::remove_all(d);
 }
 
+TEST(HpccCompat, TheSimulatorsOwnIncastFinishesAsItDidThereWithoutAStarvedFlow) {
+  // tests/io/fixtures/hpcc-ns3-incast: 3 x 1 MB into one 100G port, DCQCN; that simulator's FCTs 417.5, 419.1 and
+  // 476.9 us. rocesim used to let one flow finish at 235 us and starve the other two to 557 us: it marked ECN as
+  // packets joined the queue, so CNPs kept coming for the 130 us the marked packets waited in it. With that
+  // simulator's semantics (marking at dequeue, a CNP flag on every marked packet's ACK, cuts at the ends of
+  // RATE_DECREASE_INTERVAL windows) the flows end within 10 % of each other and the incast within 10 % of the
+  // simulator's: 465.5, 493.5 and 500.1 us (seed 1; over seeds 1-6 the last ends at 498-510 us). What is left of
+  // the difference is listed in docs/hpcc-compat.md (RoCEv2's 82 B of headers and framing per packet, against
+  // the 48 B or so that simulator's standalone FCT of 88 us counts, take 3 % of it).
+  const fs::path fixture = fs::path(ROCESIM_SOURCE_DIR) / "tests" / "io" / "fixtures" / "hpcc-ns3-incast";
+  const fs::path d = tmpdir("ns3_incast");
+  for (const char* f : {"config.txt", "topo.txt", "flow.txt", "trace.txt"}) {
+    fs::copy_file(fixture / f, d / f);
+  }
+  const Result r = sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() + " -q -o " +
+                      (d / "out").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto fcts = [](const fs::path& file) {
+    std::vector<double> v;
+    std::ifstream in(file);
+    std::string sip, dip, sport, dport, size, start, fct, base;
+    while (in >> sip >> dip >> sport >> dport >> size >> start >> fct >> base) {
+      v.push_back(std::stod(fct) / 1e3);
+    }
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  const std::vector<double> ns3 = fcts(fixture / "fct-hpcc-ns3.txt"), ours = fcts(d / "out" / "fct.txt");
+  ASSERT_EQ(ns3.size(), 3u);
+  ASSERT_EQ(ours.size(), 3u);
+  EXPECT_GE(ours.front() / ours.back(), ns3.front() / ns3.back() - 0.05);  // 0.875 there: no starved flow
+  EXPECT_NEAR(ours.back() / ns3.back(), 1.0, 0.10);
+  fs::remove_all(d);
+}
+
+TEST(HpccCompat, CompareFctPairsTheFlowsOfFctTxtAndFlowsCsv) {
+  // tools/compare_fct.py: one run's fct.txt against its own flows.csv pairs every flow with itself (ratio 1);
+  // against an fct.txt whose FCTs are doubled, every ratio is 2.
+  const fs::path d = setup("compare", kTopo, kFlows, config());
+  ASSERT_EQ(sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() + " -q -o " +
+               (d / "out").string())
+                .status,
+            0);
+  std::ifstream in(d / "out" / "fct.txt");
+  std::ofstream doubled(d / "doubled.txt");
+  std::string sip, dip, sport, dport, size, start, fct, base;
+  while (in >> sip >> dip >> sport >> dport >> size >> start >> fct >> base) {
+    doubled << sip << " " << dip << " " << sport << " " << dport << " " << size << " " << start << " "
+            << 2 * std::stoll(fct) << " " << base << "\n";
+  }
+  doubled.close();
+  const std::string tool = "/usr/bin/python3 " + std::string(ROCESIM_SOURCE_DIR) + "/tools/compare_fct.py ";
+  Result r = sh(tool + (d / "out" / "fct.txt").string() + " " + (d / "out" / "flows.csv").string() + " --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("\"flows\": 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"median\": 1.0"), std::string::npos) << r.out;
+  r = sh(tool + (d / "out" / "fct.txt").string() + " " + (d / "doubled.txt").string() + " --plot " +
+         (d / "cdf.png").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("FCT B / A: min 2.000, median 2.000, p99 2.000, max 2.000"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(d / "cdf.png"));
+  EXPECT_EQ(sh(tool + (d / "missing.txt").string() + " " + (d / "doubled.txt").string()).status, 2);
+  fs::remove_all(d);
+}
+
 TEST(HpccCompat, WarningsShowControlBytesOfTheConfigEscaped) {
   // Found by tools/fuzz_cli.py: a key with a control byte reached the terminal raw in the "ignored" warning.
   const fs::path d = setup("warn_escape", kTopo, kFlows, config("FOO\x1b[31mBAR 3\n"));

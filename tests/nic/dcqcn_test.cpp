@@ -2,6 +2,7 @@
 // HPCC rdma-hw.cc; NVIDIA DOCA "DCQCN CC Parameters").
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -64,6 +65,24 @@ TEST(Dcqcn, CutsAreRateLimitedByTheMonitorPeriod) {
   EXPECT_EQ(at, Time::us(14));
   cc->on_timer(at, id);
   EXPECT_LT(gbps(*cc), after_first);
+}
+
+TEST(Dcqcn, CutOnPeriodEndWaitsForTheEndOfTheWindowCountedFromTheFirstCnp) {
+  // The HPCC simulator's CheckRateDecreaseMlx: the first CNP (t = 10 us) sets alpha = 1 but cuts only at 14 us;
+  // a CNP at 21 us falls in the window [18, 22) us and cuts at 22 us, not 4 us after the previous cut.
+  FakeTimers t;
+  auto cc = make("dcqcn", t, ", cut_on_period_end: true, initial_alpha: 1");
+  cc->on_cnp(Time::us(10));
+  EXPECT_EQ(cc->rate, Rate::gbps(100));
+  ASSERT_EQ(t.armed.size(), 1u);
+  EXPECT_EQ(t.armed.back().first, Time::us(14));
+  cc->on_timer(t.armed.back().first, t.armed.back().second);
+  // By then alpha has decayed over four 1 us update periods, as there (the cut is scheduled 1 ns after them).
+  EXPECT_NEAR(gbps(*cc), 100 * (1 - std::pow(1 - 5.0 / 1024, 4) / 2), 1e-6);
+  cc->on_cnp(Time::us(21));
+  const auto cut = std::find_if(t.armed.rbegin(), t.armed.rend(), [](const auto& a) { return a.second == 1; });
+  ASSERT_NE(cut, t.armed.rend());
+  EXPECT_EQ(cut->first, Time::us(22));
 }
 
 TEST(Dcqcn, NvidiaRecoveryHalvesTheGapToLineRatePerTimerEvent) {

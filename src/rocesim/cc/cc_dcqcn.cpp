@@ -7,7 +7,8 @@
 // `dcqcn-paper`.
 //
 // Reaction point, per QP:
-//   on a CNP (acted on at most once per rate_reduce_monitor_period):
+//   on a CNP (acted on at most once per rate_reduce_monitor_period; with cut_on_period_end, at the end of the
+//   period it falls in, periods counted from the first CNP):
 //     R_T = R_C (always if clamp_target_rate, else only once an increase has happened since the last cut)
 //     R_C = max(min_rate, R_C * max(1 - alpha/2, min_dec_factor))
 //   alpha: every alpha_update_period, alpha = (1-g) alpha + g if a CNP arrived in the period, else (1-g) alpha;
@@ -42,6 +43,7 @@ struct DcqcnParams {
   Rate min_rate;
   double min_dec_factor = 0;
   bool clamp_target_rate = false;
+  bool cut_on_period_end = false;
 };
 
 const Schema<DcqcnParams>& dcqcn_schema(bool paper) {
@@ -74,7 +76,11 @@ const Schema<DcqcnParams>& dcqcn_schema(bool paper) {
         .add(&DcqcnParams::min_dec_factor, "min_dec_factor", d("0.5", "0.5"),
              "a single cut keeps at least this fraction of the rate (NVIDIA rpg_min_dec_fac 50 %)", in_range(0.0, 1.0))
         .add(&DcqcnParams::clamp_target_rate, "clamp_target_rate", d("false", "true"),
-             "set R_T = R_C on every cut (NVIDIA clamp_tgt_rate)");
+             "set R_T = R_C on every cut (NVIDIA clamp_tgt_rate)")
+        .add(&DcqcnParams::cut_on_period_end, "cut_on_period_end", "false",
+             "cut only at the ends of rate_reduce_monitor_period windows counted from the first CNP, when a CNP "
+             "arrived in the window (the HPCC simulator's CheckRateDecreaseMlx); false: a CNP after a quiet "
+             "window cuts at once");
     return sc;
   };
   static const Schema<DcqcnParams> nvidia = build(false);
@@ -98,12 +104,21 @@ class alignas(64) Dcqcn final : public CongestionControl {
     cnp_in_period_ = true;
     if (!seen_cnp_) {
       seen_cnp_ = true;
+      first_cnp_ = now;
       alpha_ = p_->initial_alpha;
       alpha_epoch_ = now;
       cnp_in_period_ = false;  // the first CNP sets alpha; it does not also count as a period with a CNP
     }
     if (cut_pending_) {
       return;  // the deferred cut will act on this CNP too
+    }
+    if (p_->cut_on_period_end && p_->rate_reduce_monitor_period > Time()) {
+      // The windows are aligned to the first CNP: the cut waits for the end of the window this CNP falls in.
+      const int64_t period = p_->rate_reduce_monitor_period.ps();
+      const int64_t since = (now - first_cnp_).ps();
+      cut_pending_ = true;
+      timers_.arm(this, first_cnp_ + Time::ps((since / period + 1) * period), kTimerCut);
+      return;
     }
     if (now >= next_cut_) {
       cut(now);
@@ -202,6 +217,7 @@ class alignas(64) Dcqcn final : public CongestionControl {
   bool seen_cnp_ = false;
   bool cnp_in_period_ = false;
   Time alpha_epoch_;
+  Time first_cnp_;
   Time next_cut_;
   bool cut_pending_ = false;
   int64_t time_stage_ = 0, byte_stage_ = 0;

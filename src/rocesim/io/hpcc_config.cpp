@@ -174,6 +174,10 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
   }
   if (auto v = number("ENABLE_QCN"); v && *v == 0) {
     sw["ecn"]["type"] = "none";
+  } else {
+    // That simulator marks as a packet leaves its egress queue, against the queue behind it (switch-node.cc,
+    // SwitchNotifyDequeue): the receiver hears of the queue as it is, not as it was when the packet joined it.
+    sw["ecn"]["at"] = "dequeue";
   }
   // Count-prefixed per-rate ECN lists: "KMIN_MAP 3 25000000000 100 40000000000 160 100000000000 400" (KB).
   {
@@ -230,6 +234,11 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
     // first CNP, no per-step decrease floor.
     cc["byte_counter"] = "0B";
     cc["initial_alpha"] = 1.0;
+    // Its receiver flags the ACK of every CE-marked packet as a CNP (rdma-hw.cc, ReceiveUdp), with no interval;
+    // its sender checks for CNPs every RATE_DECREASE_INTERVAL from the first one and cuts then
+    // (CheckRateDecreaseMlx).
+    cc["min_time_between_cnps"] = "0us";
+    cc["cut_on_period_end"] = true;
     cc["min_dec_factor"] = 0.0;
     if (auto v = number("ALPHA_RESUME_INTERVAL")) {
       cc["alpha_update_period"] = us(*v);
