@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/io/hpcc_config.hpp"
+
 namespace {
 namespace fs = std::filesystem;
 
@@ -184,6 +186,21 @@ TEST(HpccCompat, TheSimulatorsOwnIncastFinishesAsItDidThereWithoutAStarvedFlow) 
   ASSERT_EQ(ours.size(), 3u);
   EXPECT_GE(ours.front() / ours.back(), ns3.front() / ns3.back() - 0.05);  // 0.875 there: no starved flow
   EXPECT_NEAR(ours.back() / ns3.back(), 1.0, 0.10);
+  fs::remove_all(d);
+}
+
+TEST(HpccCompat, GlobalTGivesEveryHpccFlowTheFabricsLargestBaseRtt) {
+  // kTopo: hosts 0, 1 on switch 4 and 2, 3 on switch 5, 100G host links and a 400G link between the switches,
+  // 1 us each. The longest pair crosses three links: 2 x 3 us + 1000 B at 100G, 400G and 100G (80 + 20 + 80 ns).
+  std::istringstream topo(kTopo);
+  EXPECT_EQ(rocesim::hpcc_max_rtt(rocesim::read_hpcc_topology(topo, "topo.txt"), 1000), rocesim::Time::ns(6180));
+  const fs::path d =
+      setup("global_t", kTopo, kFlows, config("GLOBAL_T 1\n") + "CC_MODE 3\nU_TARGET 0.95\nRATE_AI 50Mb/s\n");
+  const rocesim::HpccImport imp = rocesim::import_hpcc_config((d / "config.txt").string(), d.string());
+  EXPECT_NE(imp.yaml.find("base_rtt: 6.18us"), std::string::npos) << imp.yaml;
+  for (const std::string& w : imp.warnings) {
+    EXPECT_EQ(w.find("GLOBAL_T"), std::string::npos) << w;
+  }
   fs::remove_all(d);
 }
 

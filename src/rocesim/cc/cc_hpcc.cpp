@@ -10,7 +10,8 @@
 //   else:                                    W = W_c + W_AI               (additive)
 // W_c (and incStage) are committed once per RTT, when the ACK covers the packet sent at the last commit; in
 // between, W reacts per ACK from the committed W_c ("fast react"). The window is W and the pacing rate W / T.
-// T is the flow's base RTT; W starts at (and never exceeds) line rate x T; W_AI = rate_ai x T.
+// T is the flow's round trip with its ACKs (or base_rtt for every flow); W starts at (and never exceeds) line
+// rate x T; W_AI = rate_ai x T.
 #include "rocesim/cc/cc.hpp"
 
 #include <algorithm>
@@ -24,6 +25,7 @@ struct HpccParams {
   int64_t max_stage = 0;
   Rate rate_ai;
   Rate min_rate;
+  Time base_rtt;
   static const Schema<HpccParams>& schema() {
     static const Schema<HpccParams> s = [] {
       Schema<HpccParams> sc("cc hpcc", "HPCC with in-band telemetry");
@@ -35,7 +37,10 @@ struct HpccParams {
                in_range<int64_t>(0, 1000))
           .add(&HpccParams::rate_ai, "rate_ai", "40Mbps",
                "additive increase as a rate; W_AI = rate_ai x T (HPCC simulator RATE_AI at 100G)")
-          .add(&HpccParams::min_rate, "min_rate", "100Mbps", "lowest pacing rate (HPCC simulator MinRate)");
+          .add(&HpccParams::min_rate, "min_rate", "100Mbps", "lowest pacing rate (HPCC simulator MinRate)")
+          .add(&HpccParams::base_rtt, "base_rtt", "0us",
+               "T for every flow (the HPCC simulator's GLOBAL_T 1 uses the fabric's largest base RTT); 0: each "
+               "flow's own round trip with its ACKs (Network::ack_clocked_rtt)");
       return sc;
     }();
     return s;
@@ -44,7 +49,8 @@ struct HpccParams {
 
 class Hpcc final : public CongestionControl {
  public:
-  Hpcc(const HpccParams& p, const CcFlowInfo& f) : p_(p), line_(f.line_rate), t_(f.base_rtt) {
+  Hpcc(const HpccParams& p, const CcFlowInfo& f)
+      : p_(p), line_(f.line_rate), t_(p.base_rtt > Time() ? p.base_rtt : f.base_rtt) {
     t_s_ = std::max(1e-12, t_.sec_f());
     w_init_ = std::max(static_cast<double>(f.mtu), static_cast<double>(line_.bytes_in(t_).count()));
     w_ai_ = static_cast<double>(p.rate_ai.bps()) * t_s_ / 8;

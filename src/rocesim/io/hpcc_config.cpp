@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/text.hpp"
 #include "rocesim/core/units.hpp"
+#include "rocesim/topology/topology.hpp"
 
 namespace rocesim {
 namespace fs = std::filesystem;
@@ -41,6 +43,44 @@ std::string decimal(double v) {
 }
 
 }  // namespace
+
+// As its scratch/third.cc computes it: CalculateRoute's search from every host, then the loop over host pairs.
+std::optional<Time> hpcc_max_rtt(const TopologyGraph& g, int64_t payload) {
+  if (static_cast<double>(g.hosts.size()) * static_cast<double>(g.links.size() + g.nodes.size()) > 1e9) {
+    return std::nullopt;
+  }
+  std::vector<std::vector<std::pair<int, int>>> adj(g.nodes.size());  // (neighbour, link)
+  for (size_t i = 0; i < g.links.size(); ++i) {
+    adj[g.links[i].a].push_back({g.links[i].b, static_cast<int>(i)});
+    adj[g.links[i].b].push_back({g.links[i].a, static_cast<int>(i)});
+  }
+  Time longest;
+  std::vector<char> seen(g.nodes.size());
+  std::vector<Time> delay(g.nodes.size()), tx(g.nodes.size());
+  std::vector<int> queue;
+  for (const int src : g.hosts) {
+    std::fill(seen.begin(), seen.end(), 0);
+    queue.assign(1, src);
+    seen[src] = 1;
+    delay[src] = tx[src] = Time();
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const int u = queue[head];
+      if (u != src && g.nodes[u].is_nic()) {
+        longest = std::max(longest, delay[u] * 2 + tx[u]);
+        continue;
+      }
+      for (const auto& [v, l] : adj[u]) {
+        if (!seen[v]) {
+          seen[v] = 1;
+          delay[v] = delay[u] + g.links[l].delay;
+          tx[v] = tx[u] + g.links[l].rate.tx_time(Bytes(payload));
+          queue.push_back(v);
+        }
+      }
+    }
+  }
+  return longest;
+}
 
 HpccImport import_hpcc_config(const std::string& config, const std::string& scenario_dir) {
   check_input_file(config, config, 0, "");
@@ -284,7 +324,18 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
     warn_unless("HAS_WIN", "1", "rocesim's HPCC always uses its window");
     warn_unless("VAR_WIN", "1", "rocesim's HPCC window always varies");
     warn_unless("FAST_REACT", "1", "rocesim's HPCC always reacts per ACK");
-    warn_unless("GLOBAL_T", "0", "rocesim's HPCC uses each flow's own base RTT as T");
+    // GLOBAL_T 1 (as its run.py writes configs): every flow's T is the fabric's largest base RTT.
+    if (const Entry* e = get("GLOBAL_T"); e && e->value == "1") {
+      std::ifstream in(fs::path(scenario_dir.empty() ? "." : scenario_dir) / topo);
+      const auto max_rtt = hpcc_max_rtt(read_hpcc_topology(in, topo), number("PACKET_PAYLOAD_SIZE").value_or(1000));
+      if (max_rtt) {
+        cc["base_rtt"] = to_string(*max_rtt);
+      } else {
+        out.warnings.push_back(config + ":" + std::to_string(e->line) +
+                               ": GLOBAL_T 1 ignored: the fabric is too large to search every pair of hosts; each "
+                               "flow's own round trip is its T");
+      }
+    }
     warn_unless("MULTI_RATE", "0", "not modelled");
     warn_unless("SAMPLE_FEEDBACK", "0", "not modelled");
   } else if (mode == 8) {
