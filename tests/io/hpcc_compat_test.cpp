@@ -189,7 +189,7 @@ TEST(HpccCompat, TheSimulatorsOwnIncastFinishesAsItDidThereWithoutAStarvedFlow) 
   fs::remove_all(d);
 }
 
-TEST(HpccCompat, GlobalTGivesEveryHpccFlowTheFabricsLargestBaseRtt) {
+TEST(HpccCompat, GlobalTHasWinAndVarWinSetHpccsTAndWindowAsThere) {
   // kTopo: hosts 0, 1 on switch 4 and 2, 3 on switch 5, 100G host links and a 400G link between the switches,
   // 1 us each. The longest pair crosses three links: 2 x 3 us + 1000 B at 100G, 400G and 100G (80 + 20 + 80 ns).
   std::istringstream topo(kTopo);
@@ -201,6 +201,15 @@ TEST(HpccCompat, GlobalTGivesEveryHpccFlowTheFabricsLargestBaseRtt) {
   for (const std::string& w : imp.warnings) {
     EXPECT_EQ(w.find("GLOBAL_T"), std::string::npos) << w;
   }
+  EXPECT_EQ(imp.yaml.find("window:"), std::string::npos) << imp.yaml;  // HAS_WIN, VAR_WIN unset: W varies
+  // HAS_WIN 0: paced at W/T with no window; VAR_WIN 0: the window stays at line rate x T.
+  std::ofstream(d / "config.txt", std::ios::app) << "HAS_WIN 0\n";
+  EXPECT_NE(rocesim::import_hpcc_config((d / "config.txt").string(), d.string()).yaml.find("window: none"),
+            std::string::npos);
+  std::ofstream(d / "config.txt") << config("GLOBAL_T 0\nHAS_WIN 1\nVAR_WIN 0\n") << "CC_MODE 3\n";
+  const rocesim::HpccImport fixed = rocesim::import_hpcc_config((d / "config.txt").string(), d.string());
+  EXPECT_NE(fixed.yaml.find("window: fixed"), std::string::npos) << fixed.yaml;
+  EXPECT_EQ(fixed.yaml.find("base_rtt"), std::string::npos) << fixed.yaml;
   fs::remove_all(d);
 }
 

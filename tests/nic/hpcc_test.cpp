@@ -46,6 +46,24 @@ TEST(Hpcc, WindowShrinksByUtilisationOverEta) {
   EXPECT_NEAR(static_cast<double>(cc->rate.bps()), (125'000 * 0.95 / 1.5 + 50) * 8 / 10e-6, 10);
 }
 
+TEST(Hpcc, WindowModesFollowTheHpccSimulatorsHasWinAndVarWin) {
+  // The same two ACKs as above (u = 1.5): the rate drops to 63.37 Gb/s in every mode; the window is W (varies),
+  // stays at line rate x T (fixed, VAR_WIN 0), or is absent (none, HAS_WIN 0). base_rtt replaces the flow's T.
+  const CcFlowInfo f{Rate::gbps(100), Time::us(10), 1000};
+  for (const auto& [mode, window] :
+       std::vector<std::pair<std::string, int64_t>>{{"varies", 79'216}, {"fixed", 125'000}, {"none", 0}}) {
+    auto cc = make("{type: hpcc, window: " + mode + "}", f);
+    cc->on_sent(Time(), 1000);
+    IntHop h0{1'000'000, Time::us(100), 62'500, 100'000};
+    cc->on_ack(Time::us(100), ack_with(h0, 1));
+    IntHop h1{1'125'000, Time::us(110), 62'500, 100'000};
+    cc->on_ack(Time::us(110), ack_with(h1, 2));
+    EXPECT_EQ(cc->window, window) << mode;
+    EXPECT_NEAR(static_cast<double>(cc->rate.bps()), (125'000 * 0.95 / 1.5 + 50) * 8 / 10e-6, 10) << mode;
+  }
+  EXPECT_EQ(make("{type: hpcc, base_rtt: 20us}", f)->window, 250'000);  // 100 Gb/s x 20 us
+}
+
 TEST(Hpcc, AnIdleHopLetsTheWindowGrowBackToLineRate) {
   // u = 0.5 (half the line rate, no queue): W = W_c / (0.5/0.95) + W_AI, capped at W_init.
   const CcFlowInfo f{Rate::gbps(100), Time::us(10), 1000};

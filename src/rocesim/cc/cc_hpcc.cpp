@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace rocesim {
 namespace {
@@ -26,6 +27,7 @@ struct HpccParams {
   Rate rate_ai;
   Rate min_rate;
   Time base_rtt;
+  std::string window;
   static const Schema<HpccParams>& schema() {
     static const Schema<HpccParams> s = [] {
       Schema<HpccParams> sc("cc hpcc", "HPCC with in-band telemetry");
@@ -40,7 +42,11 @@ struct HpccParams {
           .add(&HpccParams::min_rate, "min_rate", "100Mbps", "lowest pacing rate (HPCC simulator MinRate)")
           .add(&HpccParams::base_rtt, "base_rtt", "0us",
                "T for every flow (the HPCC simulator's GLOBAL_T 1 uses the fabric's largest base RTT); 0: each "
-               "flow's own round trip with its ACKs (Network::ack_clocked_rtt)");
+               "flow's own round trip with its ACKs (Network::ack_clocked_rtt)")
+          .add(&HpccParams::window, "window", "varies",
+               "bytes in flight: W as it varies (the HPCC simulator's HAS_WIN 1, VAR_WIN 1), fixed at line rate x "
+               "T (VAR_WIN 0), or none, the pacing rate W/T alone (HAS_WIN 0)",
+               one_of({"varies", "fixed", "none"}));
       return sc;
     }();
     return s;
@@ -50,7 +56,12 @@ struct HpccParams {
 class Hpcc final : public CongestionControl {
  public:
   Hpcc(const HpccParams& p, const CcFlowInfo& f)
-      : p_(p), line_(f.line_rate), t_(p.base_rtt > Time() ? p.base_rtt : f.base_rtt) {
+      : p_(p),
+        line_(f.line_rate),
+        t_(p.base_rtt > Time() ? p.base_rtt : f.base_rtt),
+        window_mode_(p.window == "none"    ? kNoWindow
+                     : p.window == "fixed" ? kFixedWindow
+                                           : kVaryingWindow) {
     t_s_ = std::max(1e-12, t_.sec_f());
     w_init_ = std::max(static_cast<double>(f.mtu), static_cast<double>(line_.bytes_in(t_).count()));
     w_ai_ = static_cast<double>(p.rate_ai.bps()) * t_s_ / 8;
@@ -113,13 +124,17 @@ class Hpcc final : public CongestionControl {
   }
 
   void publish() {
-    window = static_cast<int64_t>(w_);
+    window = window_mode_ == kVaryingWindow ? static_cast<int64_t>(w_)
+             : window_mode_ == kFixedWindow ? static_cast<int64_t>(w_init_)
+                                            : 0;
     rate = Rate::bps(std::clamp<int64_t>(std::llround(w_ * 8 / t_s_), p_.min_rate.bps(), line_.bps()));
   }
 
+  enum WindowMode { kVaryingWindow, kFixedWindow, kNoWindow };
   HpccParams p_;
   Rate line_;
   Time t_;
+  WindowMode window_mode_;
   double t_s_ = 0;
   double w_init_ = 0, w_ai_ = 0, w_c_ = 0, w_ = 0;
   double u_ = 0;

@@ -321,8 +321,12 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
     if (auto v = rate("MIN_RATE")) {
       cc["min_rate"] = *v;
     }
-    warn_unless("HAS_WIN", "1", "rocesim's HPCC always uses its window");
-    warn_unless("VAR_WIN", "1", "rocesim's HPCC window always varies");
+    // HAS_WIN 0: paced at W/T alone; VAR_WIN 0: the window stays at line rate x T (rdma-hw.cc, GetWin).
+    if (const Entry* e = get("HAS_WIN"); e && e->value == "0") {
+      cc["window"] = "none";
+    } else if (const Entry* v = get("VAR_WIN"); v && v->value == "0") {
+      cc["window"] = "fixed";
+    }
     warn_unless("FAST_REACT", "1", "rocesim's HPCC always reacts per ACK");
     // GLOBAL_T 1 (as its run.py writes configs): every flow's T is the fabric's largest base RTT.
     if (const Entry* e = get("GLOBAL_T"); e && e->value == "1") {
