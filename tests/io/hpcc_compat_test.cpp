@@ -64,6 +64,12 @@ std::string config(const std::string& extra = "") {
          extra;
 }
 
+// rocesim run --hpcc-config DIR/config.txt -q -o DIR/out
+Result run_config(const fs::path& d) {
+  return sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() + " -q -o " +
+            (d / "out").string());
+}
+
 fs::path setup(const std::string& name, const std::string& topo, const std::string& flows, const std::string& cfg) {
   const fs::path d = tmpdir(name);
   std::ofstream(d / "topo.txt") << topo;
@@ -76,8 +82,7 @@ fs::path setup(const std::string& name, const std::string& topo, const std::stri
 
 TEST(HpccCompat, EveryFlowOfTheFlowFileAppearsOnceInFctTxt) {
   const fs::path d = setup("roundtrip", kTopo, kFlows, config());
-  const Result r = sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() + " -q -o " +
-                      (d / "out").string());
+  const Result r = run_config(d);
   ASSERT_EQ(r.status, 0) << r.out;
   std::istringstream fct(slurp(d / "out" / "fct.txt"));
   std::string line;
@@ -129,8 +134,7 @@ TEST(HpccCompat, MalformedInputsNameTheFileAndLine) {
   int k = 0;
   for (const auto& c : cases) {
     const fs::path d = setup("bad" + std::to_string(k++), c.topo, c.flows, c.cfg);
-    const Result r = sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() + " -q -o " +
-                        (d / "out").string());
+    const Result r = run_config(d);
     if (c.expect.empty()) {
       EXPECT_EQ(r.status, 0) << r.out;
     } else {
@@ -144,8 +148,7 @@ TEST(HpccCompat, MalformedInputsNameTheFileAndLine) {
 
 TEST(HpccCompat, KeysRocesimCannotHonourAreWarnedAbout) {
   const fs::path d = setup("warn", kTopo, kFlows, config("L2_BACK_TO_ZERO 1\nERROR_RATE_PER_LINK 0.01\nFOO_BAR 3\n"));
-  const Result r = sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() + " -q -o " +
-                      (d / "out").string());
+  const Result r = run_config(d);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("warning: " + (d / "config.txt").string() + ":27: L2_BACK_TO_ZERO 1 ignored"), std::string::npos)
       << r.out;
@@ -168,8 +171,7 @@ TEST(HpccCompat, TheSimulatorsOwnIncastFinishesAsItDidThereWithoutAStarvedFlow) 
   for (const char* f : {"config.txt", "topo.txt", "flow.txt", "trace.txt"}) {
     fs::copy_file(fixture / f, d / f);
   }
-  const Result r = sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() + " -q -o " +
-                      (d / "out").string());
+  const Result r = run_config(d);
   ASSERT_EQ(r.status, 0) << r.out;
   const auto fcts = [](const fs::path& file) {
     std::vector<double> v;
@@ -217,10 +219,7 @@ TEST(HpccCompat, CompareFctPairsTheFlowsOfFctTxtAndFlowsCsv) {
   // tools/compare_fct.py: one run's fct.txt against its own flows.csv pairs every flow with itself (ratio 1);
   // against an fct.txt whose FCTs are doubled, every ratio is 2.
   const fs::path d = setup("compare", kTopo, kFlows, config());
-  ASSERT_EQ(sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() + " -q -o " +
-               (d / "out").string())
-                .status,
-            0);
+  ASSERT_EQ(run_config(d).status, 0);
   std::ifstream in(d / "out" / "fct.txt");
   std::ofstream doubled(d / "doubled.txt");
   std::string sip, dip, sport, dport, size, start, fct, base;
@@ -246,8 +245,7 @@ TEST(HpccCompat, CompareFctPairsTheFlowsOfFctTxtAndFlowsCsv) {
 TEST(HpccCompat, WarningsShowControlBytesOfTheConfigEscaped) {
   // Found by tools/fuzz_cli.py: a key with a control byte reached the terminal raw in the "ignored" warning.
   const fs::path d = setup("warn_escape", kTopo, kFlows, config("FOO\x1b[31mBAR 3\n"));
-  const Result r = sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() + " -q -o " +
-                      (d / "out").string());
+  const Result r = run_config(d);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("FOO\\x1B[31mBAR ignored"), std::string::npos) << r.out;

@@ -159,9 +159,6 @@ std::shared_ptr<const RouteTable> shared_table(TableSet& set, RouteTable&& t) {
   same_hash.push_back(std::make_shared<const RouteTable>(std::move(t)));
   return same_hash.back();
 }
-}  // namespace
-
-namespace {
 
 // One switch's table under construction: each distinct next-hop set is kept once (RouteTable).
 class TableBuilder {
@@ -286,8 +283,12 @@ std::vector<RouteTable> Network::route_tables(const std::vector<char>& up, const
   return out;
 }
 
+double route_table_bytes(size_t switches, size_t nics) {
+  return 2.0 * static_cast<double>(switches) * static_cast<double>(nics);  // RouteTable::set_of
+}
+
 void check_route_table_size(size_t switches, size_t nics, const std::string& file) {
-  const double bytes = 2.0 * static_cast<double>(switches) * static_cast<double>(nics);  // RouteTable::set_of
+  const double bytes = route_table_bytes(switches, nics);
   if (bytes > kMaxRouteTableBytes) {
     throw InputError(file, 0, "topology",
                      fmt::format("{} switches x {} NICs need {:.1f} GB of forwarding tables (2 bytes per switch per "
@@ -393,18 +394,21 @@ Time Network::round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes f
   return t + switch_latency_ * static_cast<int64_t>(2 * (hops.size() - 1));
 }
 
+Bytes Network::full_frame() const {
+  return Bytes(wire::on_wire(wire::roce_frame(static_cast<int>(nic_params_.mtu), 0) + int_bytes_));
+}
+
 Time Network::base_rtt(uint32_t src, uint32_t dst, uint16_t sport) const {
-  return round_trip(path(src, dst, sport),
-                    Bytes(wire::on_wire(wire::roce_frame(static_cast<int>(nic_params_.mtu), 0) + int_bytes_)));
+  return round_trip(path(src, dst, sport), full_frame());
 }
 
 Time Network::ack_clocked_rtt(uint32_t src, uint32_t dst, uint16_t sport) const {
-  const Bytes frame(wire::on_wire(wire::roce_frame(static_cast<int>(nic_params_.mtu), 0) + int_bytes_));
+  const auto hops = path(src, dst, sport);
   Time slowest;
-  for (const auto& [rate, delay] : path(src, dst, sport)) {
-    slowest = std::max(slowest, rate.tx_time(frame));
+  for (const auto& [rate, delay] : hops) {
+    slowest = std::max(slowest, rate.tx_time(full_frame()));
   }
-  return base_rtt(src, dst, sport) + slowest * (nic_params_.ack_interval - 1);
+  return round_trip(hops, full_frame()) + slowest * (nic_params_.ack_interval - 1);
 }
 
 void Network::attach_servers(const ServerParams& p, const std::string& file) {

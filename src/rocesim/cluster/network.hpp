@@ -19,6 +19,8 @@ namespace rocesim {
 
 // The forwarding tables a fabric may need (2 bytes per switch per NIC): a 65,536-NIC k=64 fat-tree needs 0.7 GB.
 inline constexpr double kMaxRouteTableBytes = 4e9;
+// The forwarding tables' size: a 16-bit next-hop set number per switch per NIC (RouteTable::set_of).
+double route_table_bytes(size_t switches, size_t nics);
 // An InputError at `file`'s topology when `switches` x `nics` tables exceed kMaxRouteTableBytes.
 void check_route_table_size(size_t switches, size_t nics, const std::string& file);
 
@@ -98,6 +100,8 @@ class Network {
   // bottleneck. The time unit of window-based control (HPCC's T, DCTCP's window): a window of line rate x this
   // keeps the link busy; line rate x base_rtt leaves it idle while the ACK waits.
   Time ack_clocked_rtt(uint32_t src, uint32_t dst, uint16_t sport = 0) const;
+  // A full data packet (MTU payload, INT if any) as it crosses a link.
+  Bytes full_frame() const;
 
   // Switch ports named "leaf0:0, spine1:2"; throws InputError naming `key` for anything that is not one.
   std::vector<std::pair<Switch*, uint16_t>> parse_ports(const std::string& list, const std::string& file,

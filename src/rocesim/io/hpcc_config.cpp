@@ -14,6 +14,7 @@
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/text.hpp"
 #include "rocesim/core/units.hpp"
+#include "rocesim/topology/routing.hpp"
 #include "rocesim/topology/topology.hpp"
 
 namespace rocesim {
@@ -49,11 +50,7 @@ std::optional<Time> hpcc_max_rtt(const TopologyGraph& g, int64_t payload) {
   if (static_cast<double>(g.hosts.size()) * static_cast<double>(g.links.size() + g.nodes.size()) > 1e9) {
     return std::nullopt;
   }
-  std::vector<std::vector<std::pair<int, int>>> adj(g.nodes.size());  // (neighbour, link)
-  for (size_t i = 0; i < g.links.size(); ++i) {
-    adj[g.links[i].a].push_back({g.links[i].b, static_cast<int>(i)});
-    adj[g.links[i].b].push_back({g.links[i].a, static_cast<int>(i)});
-  }
+  const Adjacency adj = adjacency(g, std::vector<char>(g.links.size(), 1));
   Time longest;
   std::vector<char> seen(g.nodes.size());
   std::vector<Time> delay(g.nodes.size()), tx(g.nodes.size());
@@ -69,12 +66,12 @@ std::optional<Time> hpcc_max_rtt(const TopologyGraph& g, int64_t payload) {
         longest = std::max(longest, delay[u] * 2 + tx[u]);
         continue;
       }
-      for (const auto& [v, l] : adj[u]) {
-        if (!seen[v]) {
-          seen[v] = 1;
-          delay[v] = delay[u] + g.links[l].delay;
-          tx[v] = tx[u] + g.links[l].rate.tx_time(Bytes(payload));
-          queue.push_back(v);
+      for (const Arc& a : adj[u]) {
+        if (!seen[a.node]) {
+          seen[a.node] = 1;
+          delay[a.node] = delay[u] + g.links[a.link].delay;
+          tx[a.node] = tx[u] + g.links[a.link].rate.tx_time(Bytes(payload));
+          queue.push_back(a.node);
         }
       }
     }

@@ -236,7 +236,7 @@ namespace {
 
 // What a run holds, estimated from above (measured: about 3 KB per NIC and switch port on a k=92 fat-tree; 1.0 to
 // 1.3 KB per flow with cc none, DCQCN and HPCC for its queue pair, congestion state and record, plus its results
-// row), with the forwarding tables' 2 bytes per switch per NIC.
+// row), with the forwarding tables (route_table_bytes).
 double estimated_memory(const TopologyGraph& g, size_t flows) {
   constexpr double kBase = 32e6, kPerPort = 4096, kPerFlow = 2048;
   size_t switches = 0;
@@ -244,8 +244,7 @@ double estimated_memory(const TopologyGraph& g, size_t flows) {
     switches += n.is_nic() ? 0 : 1;
   }
   const double ports = 2.0 * static_cast<double>(g.links.size());
-  return kBase + kPerPort * ports + 2.0 * static_cast<double>(switches) * static_cast<double>(g.hosts.size()) +
-         kPerFlow * static_cast<double>(flows);
+  return kBase + kPerPort * ports + route_table_bytes(switches, g.hosts.size()) + kPerFlow * static_cast<double>(flows);
 }
 
 void check_memory(const Scenario& sc, size_t flows, const std::string& key, int line) {
