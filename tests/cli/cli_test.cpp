@@ -275,7 +275,13 @@ TEST(Cli, ARunRemovesTheOutputsOfAnEarlierRunItDidNotRewrite) {
   ASSERT_EQ(sh(base).status, 0);
   EXPECT_FALSE(std::filesystem::exists(d / "link0.pcapng"));
   EXPECT_TRUE(std::filesystem::exists(d / "notes.txt"));
-  const auto files = nlohmann::json::parse(slurp(d / "summary.json"))["files"];
+  auto files = nlohmann::json::parse(slurp(d / "summary.json"))["files"];
+  EXPECT_EQ(files,
+            nlohmann::json({"flows.csv", "ports.csv", "nics.csv", "fct_buckets.csv", "report.html", "summary.json"}));
+  // Without the report: the earlier run's report.html goes too.
+  ASSERT_EQ(sh(base + " --set output.report=false").status, 0);
+  EXPECT_FALSE(std::filesystem::exists(d / "report.html"));
+  files = nlohmann::json::parse(slurp(d / "summary.json"))["files"];
   EXPECT_EQ(files, nlohmann::json({"flows.csv", "ports.csv", "nics.csv", "fct_buckets.csv", "summary.json"}));
   // Bad input writes nothing and removes nothing.
   EXPECT_EQ(sh(base + " --set switch.ecn.kmni=1KB").status, 2);

@@ -56,7 +56,10 @@ const Schema<OutputParams>& OutputParams::schema() {
              "leave flows that start before this out of every FCT percentile (steady-state studies); the summary "
              "says how many",
              at_least(Time()))
+        .add(&OutputParams::report, "report", "true",
+             "write report.html: the run's figures, charts and fabric in one page that opens offline in a browser")
         .sub(&OutputParams::timeseries, "timeseries", TimeSeriesParams::schema())
+        .sub(&OutputParams::trace, "trace", TraceParams::schema())
         .sub(&OutputParams::hpcc, "hpcc", HpccOutputParams::schema());
     return sc;
   }();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "rocesim/analysis/hpcc_outputs.hpp"
+#include "rocesim/analysis/trace.hpp"
 #include "rocesim/core/params.hpp"
 
 namespace rocesim {
@@ -20,7 +21,9 @@ struct TimeSeriesParams {
 struct OutputParams {
   std::string buckets;  // upper edges of the flow-size buckets of the slowdown table
   Time warmup;          // flows that start earlier are left out of the percentiles
+  bool report = true;   // write report.html
   TimeSeriesParams timeseries;
+  TraceParams trace;
   HpccOutputParams hpcc;
   static const Schema<OutputParams>& schema();
 };

@@ -11,14 +11,21 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 #include "rocesim/analysis/fabric_report.hpp"
 #include "rocesim/analysis/pause_spread.hpp"
+#include "rocesim/analysis/report.hpp"
 #include "rocesim/analysis/results.hpp"
 #include "rocesim/check/check.hpp"
 #include "rocesim/io/hpcc_config.hpp"
 #include "rocesim/io/output.hpp"
+#include "rocesim/io/report_html.hpp"
 #include "rocesim/io/scenario.hpp"
+#include "rocesim/sweep/runner.hpp"
+#include "rocesim/sweep/summary.hpp"
+#include "rocesim/sweep/sweep.hpp"
 
 using namespace rocesim;
 
@@ -162,6 +169,15 @@ void print_warnings(const Simulation& s) {
   }
 }
 
+// How a report names a run: its result folder's last component.
+std::string run_label(const std::string& dir) {
+  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  if (p.filename().empty()) {
+    p = p.parent_path();
+  }
+  return p.filename().empty() ? dir : p.filename().string();
+}
+
 // A run's result files, all computed before any is written.
 struct PendingFiles {
   std::vector<std::pair<std::string, std::string>> files;
@@ -201,6 +217,14 @@ nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulatio
   if (const TimeSeries* ts = s.timeseries()) {
     w.stage("timeseries.csv", ts->csv());
   }
+  if (const Trace* tr = s.trace()) {
+    w.stage("trace.json", tr->json());
+    extra += ", trace.json";
+    if (tr->dropped() > 0 && !quiet) {
+      warn(fmt::format("trace.json stopped at output.trace.max_events ({}): {} later events left out",
+                       s.scenario().output.trace.max_events, tr->dropped()));
+    }
+  }
   if (baseline) {
     w.stage("victims.csv",
             victims_csv(s.net(), victim_flows(s.net(), baseline->net(), faulty_endpoints(s), kVictimThreshold)));
@@ -211,6 +235,14 @@ nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulatio
   }
   if (Capture* cap = s.capture()) {
     w.stage(cap->file_name(), cap->contents());
+  }
+  if (s.scenario().output.report) {
+    nlohmann::json shown = summary;  // the page shows the summary as the file holds it
+    shown["files"] = w.names();
+    shown["files"].push_back("report.html");
+    shown["files"].push_back("summary.json");
+    w.stage("report.html", report_html({report_data(s, shown, run_label(out_dir))}));
+    extra += ", report.html";
   }
   summary["files"] = w.names();  // what the next run into this folder removes if it does not rewrite it
   summary["files"].push_back("summary.json");
@@ -486,6 +518,192 @@ int cmd_plot(const std::vector<std::string>& args) {
   return 1;
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(path, 0, "", "no such file");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The report data of the run in `dir` (its report.html), labelled `label`.
+nlohmann::json run_report(const std::string& dir, const std::string& label) {
+  const std::string path = (std::filesystem::path(dir) / "report.html").string();
+  if (!std::filesystem::exists(path)) {
+    throw InputError(path, 0, "", "missing: the run wrote no report (output.report: false?); run it again with it");
+  }
+  std::vector<nlohmann::json> runs = report_runs(read_text(path), path);
+  runs.front()["name"] = label;
+  return runs.front();
+}
+
+// `rocesim report RUN1 RUN2 ... -o FILE`: the runs' reports overlaid in one page.
+int cmd_report(const std::vector<std::string>& dirs, const std::string& out, bool quiet) {
+  std::vector<nlohmann::json> runs;
+  for (const std::string& d : dirs) {
+    runs.push_back(run_report(d, d));
+  }
+  write_whole(out, report_html(runs));
+  if (!quiet) {
+    fmt::print("rocesim report: {} runs in {}\n", runs.size(), out);
+  }
+  return 0;
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) {
+    throw std::runtime_error("cannot find this program's path (/proc/self/exe): " + ec.message());
+  }
+  return exe.string();
+}
+
+struct SweepArgs {
+  std::vector<std::string> grid;
+  std::string seeds, emit, collect, task_dir;
+  int jobs = 1;
+  int64_t task = -1;
+};
+
+// Writes DIR/summary.csv from the run folders; returns how many runs are not complete.
+size_t collect_sweep(const Manifest& m, const std::string& dir, const std::map<std::string, int>& codes, bool quiet) {
+  std::map<std::string, size_t> by_status;
+  for (const SweepRun& r : m.runs) {
+    ++by_status[run_status(dir, r, codes)];
+  }
+  write_whole(dir + "/summary.csv", sweep_summary_csv(m, dir, codes));
+  std::vector<nlohmann::json> reports;
+  for (const SweepRun& r : m.runs) {
+    const std::string run_dir = dir + "/runs/" + r.name;
+    if (run_state(dir, r) == RunState::kComplete && std::filesystem::exists(run_dir + "/report.html")) {
+      std::string label = r.name;
+      for (const auto& [k, v] : r.point.values) {
+        label += " " + k.substr(k.rfind('.') + 1) + "=" + v;
+      }
+      if (r.point.seed) {
+        label += " seed=" + std::to_string(*r.point.seed);
+      }
+      reports.push_back(run_report(run_dir, label));
+    }
+  }
+  if (!reports.empty()) {
+    write_whole(dir + "/report.html", report_html(reports));
+  }
+  if (!quiet) {
+    std::string counts;
+    for (const auto& [status, n] : by_status) {
+      counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, status);
+    }
+    fmt::print("rocesim sweep: {} runs ({}); {}/summary.csv{}\n", m.runs.size(), counts, dir,
+               reports.empty() ? "" : ", report.html");
+  }
+  return m.runs.size() - by_status["ok"];
+}
+
+// `rocesim sweep --task I DIR`: run I of the manifest, unless its folder already holds it.
+int sweep_task(const std::string& dir, int64_t task) {
+  const Manifest m = read_manifest(dir);
+  if (task < 0 || task >= static_cast<int64_t>(m.runs.size())) {
+    throw InputError("--task", 0, std::to_string(task),
+                     fmt::format("the sweep in {} has runs 0 to {}", dir, m.runs.size() - 1));
+  }
+  const SweepRun& r = m.runs[static_cast<size_t>(task)];
+  if (run_state(dir, r) == RunState::kComplete) {
+    fmt::print("rocesim sweep: run {} is already complete ({}/runs/{})\n", r.name, dir, r.name);
+    return 0;
+  }
+  std::vector<char*> argv;
+  for (const std::string& a : r.argv) {
+    argv.push_back(const_cast<char*>(a.c_str()));
+  }
+  argv.push_back(nullptr);
+  execv(argv[0], argv.data());
+  fmt::print(stderr, "rocesim: failed: cannot run {}: {}\n", r.argv[0], std::strerror(errno));
+  return 1;
+}
+
+// `rocesim sweep SCENARIO --grid ... [-j N] -o DIR`: plans, then runs locally or writes a cluster's job file.
+// Exit status 0 when every run is complete, 1 otherwise (2: bad input, nothing written).
+int cmd_sweep(const std::string& scenario, const std::vector<std::string>& sets, const SweepArgs& a,
+              const std::string& out_dir, bool quiet) {
+  if (!a.collect.empty()) {
+    const Manifest m = read_manifest(a.collect);
+    return collect_sweep(m, a.collect, {}, quiet) == 0 ? 0 : 1;
+  }
+  if (a.task >= 0) {
+    return sweep_task(a.task_dir, a.task);
+  }
+  if (scenario.empty()) {
+    throw InputError("command line", 0, "sweep", "give a scenario file (or --collect DIR, or --task I DIR)");
+  }
+  const bool show = !quiet && isatty(STDERR_FILENO);
+  SweepPlan plan{self_exe(), scenario, out_dir, sets, a.grid, a.seeds};
+  const Manifest m = plan_sweep(
+      plan,
+      [&](const std::vector<std::string>& s, std::optional<int64_t> seed) {
+        return Simulation(load(scenario, s, seed)).resolved();
+      },
+      [&](size_t i, size_t n) {
+        if (show) {
+          fmt::print(stderr, "\r  sweep: checking run {} of {}   ", i + 1, n);
+        }
+      });
+  if (show) {
+    fmt::print(stderr, "\r{:60}\r", "");
+  }
+  const std::string abs_dir = std::filesystem::absolute(out_dir).lexically_normal().string();
+  std::filesystem::create_directories(abs_dir + "/logs");
+  write_whole(abs_dir + "/manifest.json", m.to_json());
+  if (a.emit == "slurm" || a.emit == "parallel") {
+    const std::string file = a.emit == "slurm" ? "sweep.slurm" : "commands.txt";
+    write_whole(abs_dir + "/" + file, a.emit == "slurm" ? slurm_script(m, abs_dir) : parallel_commands(m, abs_dir));
+    if (!quiet) {
+      fmt::print("rocesim sweep: {} runs in {}/manifest.json\n", m.runs.size(), abs_dir);
+      if (a.emit == "slurm") {
+        fmt::print("  submit     sbatch {}/sweep.slurm\n", abs_dir);
+      } else {
+        fmt::print("  run        parallel -j {} < {}/commands.txt\n", std::max(1, a.jobs), abs_dir);
+      }
+      fmt::print("  then       {} sweep --collect {}\n", plan.rocesim, abs_dir);
+    }
+    return 0;
+  }
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < m.runs.size(); ++i) {
+    if (run_state(abs_dir, m.runs[i]) != RunState::kComplete) {
+      todo.push_back(i);
+    }
+  }
+  if (!quiet && todo.size() < m.runs.size()) {
+    fmt::print(stderr, "rocesim sweep: {} of {} runs already complete in {}\n", m.runs.size() - todo.size(),
+               m.runs.size(), abs_dir);
+  }
+  const auto codes = run_pool(
+      m.runs, todo, abs_dir + "/logs", std::max(1, a.jobs), [] { return g_interrupts.load() > 0; },
+      [&](const PoolStatus& p) {
+        if (!show) {
+          return;
+        }
+        const double left =
+            p.done > 0 ? p.elapsed_s / static_cast<double>(p.done) * static_cast<double>(p.total - p.done) : 0;
+        fmt::print(stderr, "\r  sweep: {} of {} runs done, {} running, {} failed, {}   ", p.done, p.total, p.running,
+                   p.failed, p.done > 0 ? fmt::format("about {:.0f} s left", left) : std::string("timing the first"));
+      });
+  if (show) {
+    fmt::print(stderr, "\r{:90}\r", "");
+  }
+  const size_t incomplete = collect_sweep(m, abs_dir, codes, quiet);
+  for (const auto& [name, code] : codes) {
+    if (code != 0 && !quiet) {
+      fmt::print(stderr, "rocesim sweep: run {} failed (exit status {}): {}/logs/{}.log\n", name, code, abs_dir, name);
+    }
+  }
+  return incomplete == 0 ? 0 : 1;
+}
+
 int cmd_params(const std::string& component, bool markdown) {
   if (markdown) {
     fmt::print("{}", scenario_reference_markdown());
@@ -629,6 +847,30 @@ int main(int argc, char** argv) {
   nccl_tests->add_option("--set", sets, "override a parameter, e.g. --set workload.0.protocol.channels=16");
   nccl_tests->add_option("--seed", seed, "override the scenario's seed");
 
+  SweepArgs sweep_args;
+  std::string sweep_out = "sweep";
+  auto* sweep = app.add_subcommand(
+      "sweep", "run a scenario over a grid of parameter values and seeds, in parallel or as a cluster job array");
+  sweep->add_option("scenario", scenario, "scenario file (YAML)");
+  sweep->add_option("--grid", sweep_args.grid, "KEY=V1,V2,...: one axis of the grid (repeat for more)");
+  sweep->add_option("--seeds", sweep_args.seeds, "seeds for every grid point: 1-5, 1,3,9 (default: the scenario's)");
+  sweep->add_option("--set", sets, "override a parameter in every run");
+  sweep->add_option("-j,--jobs", sweep_args.jobs, "runs at a time")->check(CLI::Range(1, 4096))->capture_default_str();
+  sweep->add_option("-o,--out", sweep_out, "the sweep's folder")->capture_default_str();
+  sweep->add_option("--emit", sweep_args.emit, "write a cluster job file instead of running: slurm or parallel")
+      ->check(CLI::IsMember({"slurm", "parallel"}));
+  sweep->add_option("--collect", sweep_args.collect, "write DIR/summary.csv from the runs done so far");
+  sweep->add_option("--task", sweep_args.task, "run one run of a sweep: --task I DIR (what array tasks call)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  sweep->add_flag("-q,--quiet", quiet, "no progress and no summary line");
+
+  std::vector<std::string> report_dirs;
+  std::string report_out = "report.html";
+  auto* report = app.add_subcommand("report", "overlay the reports of several result folders in one page");
+  report->add_option("runs", report_dirs, "result folders (each with the report.html its run wrote)")->required();
+  report->add_option("-o,--out", report_out, "the page to write")->capture_default_str();
+  report->add_flag("-q,--quiet", quiet, "print nothing");
+
   auto* params = app.add_subcommand("params", "list every parameter with its default and doc");
   params->add_option("component", component, "only keys that start with this, e.g. switch.ecn");
   params->add_flag("--markdown", markdown, "print docs/scenario-reference.md");
@@ -667,6 +909,15 @@ int main(int argc, char** argv) {
     }
     if (*plot) {
       return cmd_plot(plot->remaining());
+    }
+    if (*report) {
+      return cmd_report(report_dirs, report_out, quiet);
+    }
+    if (*sweep) {
+      if (sweep_args.task >= 0) {
+        sweep_args.task_dir = scenario;  // --task I DIR: the positional argument is the sweep folder
+      }
+      return cmd_sweep(scenario, sets, sweep_args, sweep_out, quiet);
     }
     if (*params) {
       return cmd_params(component, markdown);

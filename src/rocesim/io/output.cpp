@@ -63,9 +63,10 @@ std::vector<std::string> ResultWriter::previous_outputs() const {
 
 std::vector<std::string> ResultWriter::remove_stale(const std::vector<std::string>& previous) const {
   // What every run, or a run with that option, writes under a fixed name (docs/outputs.md).
-  std::vector<std::string> candidates = {"summary.json",    "flows.csv",      "ports.csv",     "nics.csv",
-                                         "fct_buckets.csv", "timeseries.csv", "victims.csv",   "perftest.txt",
-                                         "perftest.csv",    "capture.pcap",   "capture.pcapng"};
+  std::vector<std::string> candidates = {"summary.json",    "flows.csv",      "ports.csv",      "nics.csv",
+                                         "fct_buckets.csv", "timeseries.csv", "victims.csv",    "perftest.txt",
+                                         "perftest.csv",    "capture.pcap",   "capture.pcapng", "report.html",
+                                         "trace.json"};
   candidates.insert(candidates.end(), previous.begin(), previous.end());
   std::vector<std::string> removed;
   for (const std::string& name : candidates) {

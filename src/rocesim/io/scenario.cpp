@@ -356,6 +356,9 @@ void Simulation::build() {
   if (sc_.output.hpcc.any()) {
     hpcc_ = std::make_unique<HpccOutputs>(sc_.output.hpcc, sim_, *net_);
   }
+  if (sc_.output.trace.enabled()) {
+    trace_ = std::make_unique<Trace>(sc_.output.trace, sim_, *net_, sc_.file);
+  }
   resolved_ = ScenarioParams::schema().dump(sc_.top);
   resolved_["topology"] = sc_.graph.resolved;
   resolved_["switch"] = SwitchParams::schema().dump(sc_.sw);

@@ -91,6 +91,8 @@ class Simulation {
   // The sampled time series, if the scenario asked for one.
   const TimeSeries* timeseries() const { return timeseries_ && timeseries_->enabled() ? timeseries_.get() : nullptr; }
   const HpccOutputs* hpcc_outputs() const { return hpcc_.get(); }
+  // The Perfetto timeline, if output.trace names nodes.
+  const Trace* trace() const { return trace_.get(); }
   // The PFC deadlock detector, if switch.pfc.deadlock.detect_after turned it on.
   const DeadlockDetector* deadlock() const { return deadlock_.get(); }
   // What workloads' applications measured beyond the flows (perftest), in workload order.
@@ -112,6 +114,7 @@ class Simulation {
   std::unique_ptr<Capture> capture_;
   std::unique_ptr<TimeSeries> timeseries_;
   std::unique_ptr<HpccOutputs> hpcc_;
+  std::unique_ptr<Trace> trace_;
   std::unique_ptr<DeadlockDetector> deadlock_;
   std::vector<size_t> workload_flows_;
   std::vector<std::shared_ptr<WorkloadReport>> reports_;

@@ -1,0 +1,72 @@
+// trace.json: a timeline in the Chrome trace-event format, which ui.perfetto.dev and chrome://tracing open.
+// Each chosen node is a process: a NIC's messages are slices, one track per queue pair (flow), its CNPs and PFC
+// frames are instants and its flows' rates are counters; a switch's egress queues are counters and its PFC
+// frames instants. Limited to a window of simulated time and a number of events.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocesim/cluster/network.hpp"
+#include "rocesim/core/params.hpp"
+
+namespace rocesim {
+
+struct TraceParams {
+  std::string nodes;  // "" : no trace; "all"; or node names, comma-separated
+  Time start, stop, interval;
+  int64_t max_events = 0;
+  static const Schema<TraceParams>& schema();
+  bool enabled() const { return !nodes.empty(); }
+};
+
+// Contract: only reads the network (taps see frames; sampling reads queues and rates), so a
+// traced run gives the same results as an untraced one.
+class Trace final : public EventHandler {
+ public:
+  // Throws InputError (file, output.trace.nodes) for a name that is no node.
+  Trace(const TraceParams& p, Simulator& sim, Network& net, const std::string& file);
+  ~Trace();
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
+  // The trace file: {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}. Messages (flows.csv
+  // rows) are added here, from the flow records as they are at the end of the run.
+  std::string json() const;
+  // Events left out because max_events was reached.
+  int64_t dropped() const { return dropped_; }
+
+  void handle_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  // Hears the frames one port sends.
+  struct PortTap final : FrameTap {
+    PortTap(Trace& t, Node& n, uint16_t p) : trace(t), node(n), port(p) {}
+    void on_frame(Time start, const Packet& p) override { trace.frame(node, port, start, p); }
+    Trace& trace;
+    Node& node;
+    uint16_t port;
+  };
+  struct Traced {
+    Node* node;
+    std::vector<uint32_t> flows;  // NIC: flows it sends
+    std::vector<int64_t> last;    // the last value written of each counter (queue per port x priority, or flow)
+  };
+  bool in_window(Time t) const { return t >= p_.start && t <= p_.stop; }
+  bool room() { return static_cast<int64_t>(events_) < p_.max_events || (++dropped_, false); }
+  void frame(const Node& from, uint16_t port, Time start, const Packet& p);
+  void sample();
+  void event(const std::string& e);
+
+  TraceParams p_;
+  Simulator& sim_;
+  Network& net_;
+  std::vector<Traced> traced_;
+  std::vector<std::unique_ptr<PortTap>> taps_;
+  std::string out_;  // events so far, each followed by ",\n"
+  size_t events_ = 0;
+  int64_t dropped_ = 0;
+};
+
+}  // namespace rocesim

@@ -1,0 +1,100 @@
+#include "rocesim/sweep/summary.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace rocesim {
+
+const SummaryColumn kSweepColumns[] = {
+    {"flows_total", "/flows/total"},
+    {"flows_completed", "/flows/completed"},
+    {"fct_slowdown_p50", "/fct_slowdown/p50"},
+    {"fct_slowdown_p95", "/fct_slowdown/p95"},
+    {"fct_slowdown_p99", "/fct_slowdown/p99"},
+    {"fct_p50_ns", "/fct_ns/p50"},
+    {"fct_p99_ns", "/fct_ns/p99"},
+    {"fct_max_ns", "/fct_ns/max"},
+    {"drops", "/drops/total"},
+    {"lossless_drops", "/drops/lossless"},
+    {"pause_frames", "/pfc/pause_frames"},
+    {"ecn_marked", "/ecn/marked"},
+    {"cnp_sent", "/cnp/sent"},
+    {"retransmits", "/transport/retransmits"},
+    {"sim_time_ns", "/sim_time_ns"},
+    {"wall_time_s", "/wall_time_s"},
+};
+const size_t kSweepColumnCount = std::size(kSweepColumns);
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) {
+    return s;
+  }
+  std::string out = "\"";
+  for (char c : s) {
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  }
+  return out + "\"";
+}
+
+namespace {
+
+nlohmann::json read_summary(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str(), nullptr, false);
+}
+
+std::string cell(const nlohmann::json& j, const char* pointer) {
+  const nlohmann::json::json_pointer p(pointer);
+  if (!j.is_object() || !j.contains(p) || j[p].is_null()) {
+    return "";
+  }
+  const nlohmann::json& v = j[p];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+std::string run_status(const std::string& sweep_dir, const SweepRun& run,
+                       const std::map<std::string, int>& exit_codes) {
+  const RunState state = run_state(sweep_dir, run);
+  const auto it = exit_codes.find(run.name);
+  if (state != RunState::kComplete && it != exit_codes.end() && it->second != 0) {
+    return "failed";
+  }
+  return to_string(state);
+}
+
+std::string sweep_summary_csv(const Manifest& m, const std::string& sweep_dir,
+                              const std::map<std::string, int>& exit_codes) {
+  std::string out = "run";
+  for (const GridAxis& a : m.axes) {
+    out += "," + csv_field(a.key);
+  }
+  out += ",seed,status";
+  for (const SummaryColumn& c : kSweepColumns) {
+    out += std::string(",") + c.column;
+  }
+  out += "\n";
+  for (const SweepRun& r : m.runs) {
+    const RunState state = run_state(sweep_dir, r);
+    const nlohmann::json j = state == RunState::kComplete || state == RunState::kPartial
+                                 ? read_summary(sweep_dir + "/runs/" + r.name + "/summary.json")
+                                 : nlohmann::json();
+    const std::string status = run_status(sweep_dir, r, exit_codes);
+    out += r.name;
+    for (const auto& [k, v] : r.point.values) {
+      out += "," + csv_field(v);
+    }
+    out += "," + (r.point.seed ? std::to_string(*r.point.seed) : cell(j, "/scenario/seed"));
+    out += "," + status;
+    for (const SummaryColumn& c : kSweepColumns) {
+      out += "," + csv_field(cell(j, c.pointer));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace rocesim

@@ -1,0 +1,170 @@
+// `rocesim sweep` as a user runs it: locally, restarted, through GNU parallel and as a Slurm array task.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "../test_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status;
+  std::string out;
+};
+
+Result shell(const std::string& cmd) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) {
+    out.append(buf, n);
+  }
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+Result rocesim(const std::string& args) { return shell(std::string(ROCESIM_BINARY) + " " + args); }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A 4-host leaf-spine with a 3:1 incast: each run takes milliseconds.
+constexpr const char* kScenario = R"(seed: 1
+stop: 2ms
+topology: {type: leaf-spine, leaves: 2, spines: 1, servers_per_leaf: 2}
+switch: {pfc: {priorities: [3]}, ecn: {kmin: 20KB, kmax: 200KB, pmax: 0.2}}
+workload:
+  - {type: incast, receiver: 0, senders: 3, size: 200KB, priority: 3}
+)";
+
+class Sweep : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("rocesim_sweep_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "s.yaml") << kScenario;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string scenario() const { return (dir_ / "s.yaml").string(); }
+  fs::path out() const { return dir_ / "sw"; }
+  std::string grid_args() const {
+    return scenario() + " --grid switch.ecn.kmin=20KB,100KB --seeds 1-2 -o " + out().string();
+  }
+  fs::path dir_;
+};
+
+TEST_F(Sweep, LocalRunsGiveOneSummaryRowPerGridPointAndSeed) {
+  const Result r = rocesim("sweep " + grid_args() + " -j 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto rows = rocesim::test::csv_rows(slurp(out() / "summary.csv"));
+  ASSERT_EQ(rows.size(), 4u);
+  const char* kmin[] = {"20KB", "20KB", "100KB", "100KB"};
+  const char* seed[] = {"1", "2", "1", "2"};
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& row = rows[i];
+    EXPECT_EQ(row.at("run"), "000" + std::to_string(i));
+    EXPECT_EQ(row.at("switch.ecn.kmin"), kmin[i]);
+    EXPECT_EQ(row.at("seed"), seed[i]);
+    EXPECT_EQ(row.at("status"), "ok");
+    EXPECT_EQ(row.at("flows_total"), "3");
+    EXPECT_EQ(row.at("flows_completed"), "3");
+    // The row's results are the run's own: the folder's summary.json ran that grid point.
+    const auto s = nlohmann::json::parse(slurp(out() / "runs" / row.at("run") / "summary.json"));
+    EXPECT_EQ(s["scenario"]["switch"]["ecn"]["kmin"], kmin[i]);
+    EXPECT_EQ(std::to_string(s["scenario"]["seed"].get<int64_t>()), seed[i]);
+    EXPECT_EQ(row.at("fct_p99_ns"), s["fct_ns"]["p99"].dump());
+    EXPECT_EQ(row.at("ecn_marked"), s["ecn"]["marked"].dump());
+  }
+  // A lower marking threshold marks at least as many packets of the same incast.
+  EXPECT_GE(std::stol(rows[0].at("ecn_marked")), std::stol(rows[2].at("ecn_marked")));
+  const auto m = nlohmann::json::parse(slurp(out() / "manifest.json"));
+  ASSERT_EQ(m["runs"].size(), 4u);
+  EXPECT_EQ(m["runs"][3]["values"]["switch.ecn.kmin"], "100KB");
+  EXPECT_EQ(m["runs"][3]["seed"], 2);
+  EXPECT_EQ(m["runs"][3]["hash"].get<std::string>().size(), 16u);
+  EXPECT_TRUE(fs::exists(out() / "logs" / "0003.log"));
+}
+
+TEST_F(Sweep, ARestartSkipsCompleteRunsAndRedoesMissingAndStaleOnes) {
+  ASSERT_EQ(rocesim("sweep " + grid_args() + " -j 2").status, 0);
+  const auto kept = fs::last_write_time(out() / "runs" / "0000" / "summary.json");
+  fs::remove(out() / "runs" / "0001" / "summary.json");
+  Result r = rocesim("sweep " + grid_args() + " -j 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("3 of 4 runs already complete"), std::string::npos) << r.out;
+  EXPECT_EQ(fs::last_write_time(out() / "runs" / "0000" / "summary.json"), kept);
+  EXPECT_TRUE(fs::exists(out() / "runs" / "0001" / "summary.json"));
+  // The scenario changed: every run is of another scenario now, and all are done again.
+  std::ofstream(scenario()) << std::string(kScenario) + "nic: {mtu: 1024}\n";
+  r = rocesim("sweep " + grid_args() + " -j 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("already complete"), std::string::npos) << r.out;
+  const auto s = nlohmann::json::parse(slurp(out() / "runs" / "0000" / "summary.json"));
+  EXPECT_EQ(s["scenario"]["nic"]["mtu"], 1024);
+}
+
+TEST_F(Sweep, ABadGridKeyOrValueExitsTwoNamingItAndWritesNothing) {
+  for (const std::string g : {"switch.ecn.kmim=20KB", "switch.ecn.kmin=20KB,lots", "switch.ecn.kmin"}) {
+    const Result r = rocesim("sweep " + scenario() + " --grid " + g + " -o " + out().string());
+    EXPECT_EQ(r.status, 2) << g << "\n" << r.out;
+    EXPECT_NE(r.out.find("--grid"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(g.substr(0, g.find('='))), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(out())) << g;
+  }
+  const Result r = rocesim("sweep " + scenario() + " --seeds 3-1 -o " + out().string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--seeds"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out()));
+}
+
+TEST_F(Sweep, EmittedCommandsRunUnderGnuParallelAndCollectGathersThem) {
+  Result r = rocesim("sweep " + grid_args() + " --emit parallel");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_FALSE(fs::exists(out() / "runs"));  // emitting runs nothing
+  r = shell("parallel --will-cite -j 2 < " + (out() / "commands.txt").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = rocesim("sweep --collect " + out().string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto rows = rocesim::test::csv_rows(slurp(out() / "summary.csv"));
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.at("status"), "ok");
+  }
+}
+
+TEST_F(Sweep, TheSlurmScriptsTaskBodyRunsItsArrayIndexOnly) {
+  ASSERT_EQ(rocesim("sweep " + grid_args() + " --emit slurm").status, 0);
+  const std::string script = slurp(out() / "sweep.slurm");
+  EXPECT_NE(script.find("#SBATCH --array=0-3\n"), std::string::npos) << script;
+  const Result r = shell("SLURM_ARRAY_TASK_ID=2 bash " + (out() / "sweep.slurm").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  // Incomplete sweeps collect with status 1, each run's state in its row.
+  EXPECT_EQ(rocesim("sweep --collect " + out().string()).status, 1);
+  const auto rows = rocesim::test::csv_rows(slurp(out() / "summary.csv"));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[2].at("status"), "ok");
+  EXPECT_EQ(rows[0].at("status"), "missing");
+  EXPECT_EQ(rows[0].at("fct_p99_ns"), "");
+  // The same task again finds its run complete.
+  EXPECT_NE(shell("SLURM_ARRAY_TASK_ID=2 bash " + (out() / "sweep.slurm").string()).out.find("already complete"),
+            std::string::npos);
+  EXPECT_EQ(rocesim("sweep --task 9 " + out().string()).status, 2);
+}
+
+}  // namespace
