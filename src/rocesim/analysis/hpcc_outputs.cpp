@@ -21,8 +21,6 @@ const Schema<HpccOutputParams>& HpccOutputParams::schema() {
   return s;
 }
 
-uint32_t hpcc_ip(uint32_t i) { return 0x0b000001u + ((i / 256) << 16) + ((i % 256) << 8); }
-
 HpccOutputs::HpccOutputs(const HpccOutputParams& p, Simulator& sim, Network& net) : p_(p), sim_(sim), net_(net) {
   if (!p.pfc.empty()) {
     for (const auto& s : net.switches()) {

@@ -17,9 +17,6 @@ struct HpccOutputParams {
   bool any() const { return !fct.empty() || !pfc.empty() || !qlen.empty(); }
 };
 
-// The HPCC simulator's address of node id i: 11.(i / 256).(i % 256).1, printed as %08x.
-uint32_t hpcc_ip(uint32_t node_id);
-
 class HpccOutputs final : public PfcObserver, public EventHandler {
  public:
   HpccOutputs(const HpccOutputParams& p, Simulator& sim, Network& net);

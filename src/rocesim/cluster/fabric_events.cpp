@@ -4,7 +4,7 @@ namespace rocesim {
 
 const Schema<RoutingParams>& RoutingParams::schema() {
   static const Schema<RoutingParams> s = [] {
-    Schema<RoutingParams> sc("routing", "how the switches' routes follow fabric events");
+    Schema<RoutingParams> sc("routing", "how switches spread flows over equal paths and follow fabric events");
     sc.add(&RoutingParams::convergence, "convergence", "50ms",
            "after a link or switch goes down or up, each switch recomputes its routes (ECMP over the remaining "
            "shortest paths) this much later; until then packets routed to a dead port are dropped (50 ms: the "
@@ -14,7 +14,16 @@ const Schema<RoutingParams>& RoutingParams::schema() {
         .add(&RoutingParams::jitter, "jitter", "0ns",
              "each switch converges a further uniform random time in [0, jitter] later, from its own random "
              "stream, so that routes can be inconsistent for a while, as in real fabrics",
-             at_least(Time()));
+             at_least(Time()))
+        .add(&RoutingParams::ecmp, "ecmp", "rocesim",
+             "how a switch hashes a packet onto one of its equal-cost next hops: rocesim (a 64-bit mix of addresses, "
+             "UDP ports and a per-switch random seed) or hpcc-ns3 (the HPCC ns-3 simulator's MurmurHash3 of its "
+             "addresses and ports, seeded with the switch's node id: the paths that simulator takes, for "
+             "same-input comparisons; --hpcc-config sets it)",
+             one_of({"rocesim", "hpcc-ns3"}))
+        .add(&RoutingParams::ecmp_dport, "ecmp_dport", "100",
+             "with ecmp hpcc-ns3: the UDP destination port of every flow in that hash (its flow file's dport)",
+             in_range<int64_t>(0, 65535));
     return sc;
   }();
   return s;

@@ -14,6 +14,8 @@ namespace rocesim {
 struct RoutingParams {
   Time convergence;
   Time jitter;
+  std::string ecmp;    // how switches hash flows onto next hops: rocesim, or hpcc-ns3 (switch/ecmp.hpp)
+  int64_t ecmp_dport;  // hpcc-ns3: the flows' UDP destination port in that simulator's hash
   static const Schema<RoutingParams>& schema();
 };
 

@@ -304,13 +304,27 @@ void Network::build_routes(const std::string& scenario_file) {
   for (size_t si = 0; si < switches_.size(); ++si) {
     const auto table = shared_table(tables, std::move(computed[si]));
     Rng r = sim_.rng("ecmp." + switches_[si]->name());
-    switches_[si]->set_routes(table, r.next());
+    switches_[si]->set_routes(table, Ecmp{r.next()});
     initial_routes_.push_back(table);
-    ecmp_seeds_.push_back(switches_[si]->ecmp_seed());
   }
   route_tables_ = 0;
   for (const auto& [hash, same_hash] : tables) {
     route_tables_ += same_hash.size();
+  }
+}
+
+void Network::use_hpcc_ecmp(uint16_t dport) {
+  hpcc_ecmp_ = std::make_unique<HpccEcmp>();
+  hpcc_ecmp_->dport = dport;
+  for (const auto& n : nics_) {
+    hpcc_ecmp_->ip.push_back(hpcc_ip(n->graph_id()));
+  }
+  for (size_t si = 0; si < switches_.size(); ++si) {
+    Switch& sw = *switches_[si];
+    Ecmp e = sw.ecmp();
+    e.hpcc = hpcc_ecmp_.get();
+    e.hpcc_seed = sw.graph_id();
+    sw.set_routes(initial_routes_[si], e);
   }
 }
 
@@ -329,7 +343,7 @@ std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst, uin
       break;
     }
     const size_t si = static_cast<size_t>(node_switch_[sw->graph_id()]);
-    const uint16_t port = initial_routes_[si]->port(probe, ecmp_seeds_[si]);
+    const uint16_t port = initial_routes_[si]->port(probe, sw->ecmp());
     const LinkEnd& l = sw->link(port);
     hops.push_back({l.rate, l.delay});
     at = l.peer;
@@ -461,7 +475,8 @@ void Network::point_dma(uint32_t endpoint, Place memory) {
 
 std::pair<uint32_t, uint32_t> Network::connect(uint32_t a, uint32_t app_a, uint32_t b, uint32_t app_b,
                                                const ConnectOptions& o) {
-  const auto sport = static_cast<uint16_t>(49152 + rng_.below(16384));  // ephemeral range: the QP's ECMP entropy
+  // The ephemeral range: the QP's ECMP entropy.
+  const auto sport = o.sport != 0 ? o.sport : static_cast<uint16_t>(49152 + rng_.below(16384));
   Host& ha = server_of(a);
   Host& hb = server_of(b);
   Host::QpEnd ea, eb;
@@ -526,6 +541,7 @@ uint32_t Network::add_flow(const FlowSpec& spec) {
   o.priority = spec.priority;
   o.a_sends = spec.op != RdmaOp::kRead;
   o.a_reads = spec.op == RdmaOp::kRead;
+  o.sport = spec.sport;
   const uint32_t app_src = app_of(spec.src), app_dst = app_of(spec.dst);
   const auto [qa, qb] = connect(spec.src, app_src, spec.dst, app_dst, o);
   flow_conn_.push_back(static_cast<uint32_t>(conns_.size() - 1));

@@ -36,6 +36,7 @@ class Network {
     bool b_sends = false;        // WRITE and SEND from B to A
     bool a_reads = false;        // READ by A (data from B to A)
     bool notify_landed = false;  // both ends hear of plain WRITEs landing (WcKind::kLanded)
+    uint16_t sport = 0;          // the queue pairs' UDP source port; 0: a random one of the ephemeral range
   };
   // Gives every server the `server` section's insides (GPUs, PCIe, NVLink) and limits each NIC's DMA to what PCIe
   // carries between it and host memory. Before connections and workloads; nothing if `p.gpus` is 0.
@@ -112,6 +113,9 @@ class Network {
   // time, and each switch's new routes, computed now for the fabric as it will be, at the time its routing
   // converges. Throws InputError for an event naming no link or switch, or one that changes nothing (a link_up
   // of a link that is up).
+  // Switches pick next hops as the HPCC ns-3 simulator does (routing.ecmp: hpcc-ns3; switch/ecmp.hpp), its
+  // flows' destination port being `dport`. Before connections: their round trips follow the paths.
+  void use_hpcc_ecmp(uint16_t dport);
   void schedule_events(const std::vector<FabricEvent>& events, const RoutingParams& routing, const std::string& file);
 
   // Packet conservation: every packet sent is delivered, dropped, or still queued or in flight.
@@ -150,7 +154,7 @@ class Network {
   // The routes of the fabric as built (ideal FCT and base RTT are of the idle original fabric), and the
   // switches' ECMP seeds.
   std::vector<std::shared_ptr<const RouteTable>> initial_routes_;
-  std::vector<uint64_t> ecmp_seeds_;
+  std::unique_ptr<HpccEcmp> hpcc_ecmp_;  // routing.ecmp: hpcc-ns3
   std::array<uint8_t, 8> prio_to_dscp_{};
   std::vector<std::unique_ptr<Host>> hosts_;
   std::vector<uint32_t> endpoint_server_;

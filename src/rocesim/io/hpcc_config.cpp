@@ -354,6 +354,29 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
   w["type"] = "hpcc-flows";
   w["path"] = flows;
   sc["workload"].push_back(w);
+  // Its paths: its ECMP hash, with the flows' destination port (the flow file's fourth column; the hash takes one
+  // for all flows, as that simulator's traffic generator writes).
+  sc["routing"]["ecmp"] = "hpcc-ns3";
+  {
+    std::ifstream in(fs::path(scenario_dir.empty() ? "." : scenario_dir) / flows);
+    std::string line;
+    std::set<std::string> dports;
+    std::getline(in, line);  // the count
+    while (std::getline(in, line)) {
+      std::istringstream ss(line);
+      std::string src, dst, pg, dport;
+      if (ss >> src >> dst >> pg >> dport) {
+        dports.insert(dport);
+      }
+    }
+    if (!dports.empty()) {
+      sc["routing"]["ecmp_dport"] = *dports.begin();
+    }
+    if (dports.size() > 1) {
+      out.warnings.push_back(config + ": FLOW_FILE: flows have " + std::to_string(dports.size()) +
+                             " destination ports; the ECMP hash uses " + *dports.begin() + " for all");
+    }
+  }
   // Outputs in that simulator's formats, under their file names (without folders).
   YAML::Node hp(YAML::NodeType::Map);
   const auto outname = [&](const std::string& k, const std::string& field) {

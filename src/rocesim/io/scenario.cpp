@@ -264,6 +264,9 @@ void Simulation::build() {
   check_memory(sc_, 0, "topology", 0);
   net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, sc_.file);
   net_->schedule_events(sc_.events, sc_.routing, sc_.file);
+  if (sc_.routing.ecmp == "hpcc-ns3") {
+    net_->use_hpcc_ecmp(static_cast<uint16_t>(sc_.routing.ecmp_dport));
+  }
   net_->attach_servers(sc_.server, sc_.file);
   const ParseCtx ctx{sc_.file};
   WorkloadContext wc{
@@ -375,8 +378,8 @@ void Simulation::build() {
   }
   resolved_["workload"] = workloads;
   resolved_["output"] = OutputParams::schema().dump(sc_.output);
+  resolved_["routing"] = RoutingParams::schema().dump(sc_.routing);
   if (!sc_.events.empty()) {
-    resolved_["routing"] = RoutingParams::schema().dump(sc_.routing);
     nlohmann::json ev = nlohmann::json::array();
     for (const FabricEvent& e : sc_.events) {
       nlohmann::json one = {{"at", to_string(e.at)},

@@ -31,6 +31,7 @@ struct FlowSpec {
   Time recv_posted;       // SEND only: when the responder posts the receive (before it: receiver not ready)
   int64_t after = -1;     // if >= 0: start when this flow (same requester) finishes, not at `start`
   uint16_t app_port = 0;  // the HPCC flow file's dport, echoed in fct.txt
+  uint16_t sport = 0;     // the UDP source port (ECMP entropy) of its queue pair; 0: a random ephemeral port
 };
 
 // A work request (ibv_post_send): one message on a queue pair.

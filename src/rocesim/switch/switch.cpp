@@ -237,12 +237,12 @@ void Switch::finalize(const std::string& scenario_file) {
   }
 }
 
-void Switch::set_routes(std::shared_ptr<const RouteTable> table, uint64_t ecmp_seed) {
+void Switch::set_routes(std::shared_ptr<const RouteTable> table, const Ecmp& ecmp) {
   routes_ = std::move(table);
   route_set_ = routes_->set_of.data();
   set_offset_ = routes_->set_offset.data();
   set_ports_ = routes_->set_ports.data();
-  ecmp_seed_ = ecmp_seed;
+  ecmp_ = ecmp;
 }
 
 void Switch::schedule_routes(std::shared_ptr<const RouteTable> table, Time at) {
@@ -250,9 +250,9 @@ void Switch::schedule_routes(std::shared_ptr<const RouteTable> table, Time at) {
   sim_.at(at, this, kEvRoutes, scheduled_routes_.size() - 1);
 }
 
-uint16_t RouteTable::port(const Packet& p, uint64_t seed) const {
+uint16_t RouteTable::port(const Packet& p, const Ecmp& ecmp) const {
   const uint16_t set = set_of[p.dst];
-  return set_ports[set_offset[set] + ecmp_pick(ecmp_hash(p, seed), set_offset[set + 1u] - set_offset[set])];
+  return set_ports[set_offset[set] + ecmp.pick(p, set_offset[set + 1u] - set_offset[set])];
 }
 
 uint16_t Switch::route(const Packet& p) const {
@@ -262,7 +262,7 @@ uint16_t Switch::route(const Packet& p) const {
   // Hashed also when the set has one port (it picks index 0 then): whether it has one depends on the packet's
   // direction, so a branch on it mispredicted on one switch hop in three or four (cachegrind's branch
   // simulation, ft16).
-  return set_ports_[b + ecmp_pick(ecmp_hash(p, ecmp_seed_), n)];
+  return set_ports_[b + ecmp_.pick(p, n)];
 }
 
 PortPrioCounters Switch::counters(uint16_t port, int prio) const {
@@ -660,7 +660,7 @@ void Switch::on_event(uint32_t kind, uint64_t arg) {
     enqueue(reinterpret_cast<Packet*>(arg));
   } else if (kind == kEvRoutes) {
     if (arg >= routes_installed_) {
-      set_routes(scheduled_routes_[arg], ecmp_seed_);
+      set_routes(scheduled_routes_[arg], ecmp_);
       routes_installed_ = arg + 1;
     }
   } else if (kind == kEvWatchdog) {

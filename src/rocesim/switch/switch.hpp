@@ -11,6 +11,7 @@
 #include "rocesim/core/params.hpp"
 #include "rocesim/net/node.hpp"
 #include "rocesim/switch/buffer.hpp"
+#include "rocesim/switch/ecmp.hpp"
 #include "rocesim/switch/ecn.hpp"
 #include "rocesim/switch/mmu.hpp"
 #include "rocesim/switch/scheduler.hpp"
@@ -72,21 +73,9 @@ struct RouteTable {
   std::vector<uint32_t> set_offset;             // set s is set_ports[set_offset[s] .. set_offset[s + 1])
   std::vector<uint16_t> set_ports;
   auto operator<=>(const RouteTable&) const = default;
-  // The port a switch with ECMP seed `seed` sends `p` to (Switch::route does the same on its own copy).
-  uint16_t port(const Packet& p, uint64_t seed) const;
+  // The port a switch choosing by `ecmp` sends `p` to (Switch::route does the same on its own copy).
+  uint16_t port(const Packet& p, const Ecmp& ecmp) const;
 };
-
-// ECMP over the five-tuple: addresses, UDP ports (destination 4791; the source port is the flow's entropy) and
-// protocol, hashed with a per-switch seed so that tiers do not polarise.
-inline uint64_t ecmp_hash(const Packet& p, uint64_t seed) {
-  uint64_t key = (uint64_t{p.src} << 32 | p.dst) ^ (uint64_t{p.sport} << 16 | wire::kRoceUdpPort) * 0x9E37ULL ^
-                 (uint64_t{17} << 56) ^ seed;
-  return splitmix64(key);
-}
-// Which of `n` next hops a hash picks (multiply-shift: uniform, no division).
-inline uint32_t ecmp_pick(uint64_t h, uint32_t n) {
-  return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64);
-}
 
 // Drops: the MMU's reasons (switch/mmu.hpp), and kLinkDown (queued for, routed to or in flight on a link
 // that failed) and kNoRoute (no path to the destination in the switch's current routes, after a failure).
@@ -118,8 +107,8 @@ class Switch final : public Node {
   // Fixes headroom and the shared pool once every port exists; throws InputError if they exceed the buffer.
   void finalize(const std::string& scenario_file);
   // The forwarding table (possibly shared with other switches) and this switch's ECMP hash seed.
-  void set_routes(std::shared_ptr<const RouteTable> table, uint64_t ecmp_seed);
-  uint64_t ecmp_seed() const { return ecmp_seed_; }
+  void set_routes(std::shared_ptr<const RouteTable> table, const Ecmp& ecmp);
+  const Ecmp& ecmp() const { return ecmp_; }
   // Whether `port` leads to a switch nearer the top of the fabric (Tagger's bounces; switch/tagger.hpp).
   void set_upward(uint16_t port, bool up) { upward_[port] = up; }
   // Routes the switch installs at `at` (after a fabric change, once its routing has converged). Tables are
@@ -335,7 +324,7 @@ class Switch final : public Node {
   std::shared_ptr<const RouteTable> routes_;
   std::vector<std::shared_ptr<const RouteTable>> scheduled_routes_;  // kEvRoutes's argument indexes these
   size_t routes_installed_ = 0;                                      // one past the newest installed
-  uint64_t ecmp_seed_ = 0;
+  Ecmp ecmp_;
   Rng rng_;
   SwitchParams params_;
   // Marking curves are stateless: ports of one rate share one, which stays in cache.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "rocesim/core/text.hpp"
@@ -42,6 +43,9 @@ std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& f, co
     }
     return static_cast<uint32_t>(node_host[static_cast<size_t>(id)]);
   };
+  // Source ports as that simulator numbers them: 10000, 10001, ... per (src, dst) pair (scratch/third.cc,
+  // portNumder), so that its ECMP hash (routing.ecmp: hpcc-ns3) puts each flow on the same path.
+  std::map<std::pair<uint32_t, uint32_t>, uint16_t> next_sport;
   for (int64_t k = 0; k < count; ++k) {
     if (!next_content_line(in, line, lineno)) {
       throw InputError(f, lineno, "flows",
@@ -75,6 +79,7 @@ std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& f, co
     fl.app_port = static_cast<uint16_t>(dport);
     fl.size = Bytes(size);
     fl.start = Time::ps(std::llround(start * 1e12));
+    fl.sport = next_sport.try_emplace({fl.src, fl.dst}, uint16_t{10000}).first->second++;
     flows.push_back(fl);
   }
   if (next_content_line(in, line, lineno)) {
