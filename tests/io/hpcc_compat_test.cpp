@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -157,39 +160,190 @@ TEST(HpccCompat, KeysRocesimCannotHonourAreWarnedAbout) {
   fs::remove_all(d);
 }
 
-TEST(HpccCompat, TheSimulatorsOwnIncastFinishesAsItDidThereWithoutAStarvedFlow) {
-  // tests/io/fixtures/hpcc-ns3-incast: 3 x 1 MB into one 100G port, DCQCN; that simulator's FCTs 417.5, 419.1 and
-  // 476.9 us. rocesim used to let one flow finish at 235 us and starve the other two to 557 us: it marked ECN as
-  // packets joined the queue, so CNPs kept coming for the 130 us the marked packets waited in it. With that
-  // simulator's semantics (marking at dequeue, a CNP flag on every marked packet's ACK, cuts at the ends of
-  // RATE_DECREASE_INTERVAL windows) the flows end within 10 % of each other and the incast within 10 % of the
-  // simulator's: 465.5, 493.5 and 500.1 us (seed 1; over seeds 1-6 the last ends at 498-510 us). What is left of
-  // the difference is listed in docs/hpcc-compat.md (RoCEv2's 82 B of headers and framing per packet, against
-  // the 48 B or so that simulator's standalone FCT of 88 us counts, take 3 % of it).
-  const fs::path fixture = fs::path(ROCESIM_SOURCE_DIR) / "tests" / "io" / "fixtures" / "hpcc-ns3-incast";
-  const fs::path d = tmpdir("ns3_incast");
+namespace {
+
+const fs::path kFixtures = fs::path(ROCESIM_SOURCE_DIR) / "tests" / "io" / "fixtures";
+
+// A copy of a fixture's inputs in a fresh folder, ready for run_config.
+fs::path fixture_inputs(const fs::path& fixture, const std::string& name) {
+  const fs::path d = tmpdir(name);
   for (const char* f : {"config.txt", "topo.txt", "flow.txt", "trace.txt"}) {
     fs::copy_file(fixture / f, d / f);
   }
-  const Result r = run_config(d);
-  ASSERT_EQ(r.status, 0) << r.out;
-  const auto fcts = [](const fs::path& file) {
-    std::vector<double> v;
-    std::ifstream in(file);
-    std::string sip, dip, sport, dport, size, start, fct, base;
-    while (in >> sip >> dip >> sport >> dport >> size >> start >> fct >> base) {
-      v.push_back(std::stod(fct) / 1e3);
+  return d;
+}
+
+// fct.txt lines (optionally after a leading run number) as flow ("sip dip sport") -> FCT in us.
+std::vector<std::pair<std::string, double>> fct_lines(const fs::path& file, bool numbered = false) {
+  std::vector<std::pair<std::string, double>> v;
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string run, sip, dip, sport, dport, size, start, fct;
+    if (numbered) {
+      ss >> run;
     }
-    std::sort(v.begin(), v.end());
-    return v;
+    if (ss >> sip >> dip >> sport >> dport >> size >> start >> fct) {
+      v.emplace_back(run + " " + sip + " " + dip + " " + sport, std::stod(fct) / 1e3);
+    }
+  }
+  return v;
+}
+
+std::vector<double> values(const std::vector<std::pair<std::string, double>>& v) {
+  std::vector<double> out;
+  for (const auto& [k, x] : v) {
+    out.push_back(x);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Median (the mean of the two middle values of an even count) and nearest-rank percentile of sorted values.
+double median(const std::vector<double>& v) {
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+double nearest_rank(const std::vector<double>& v, double q) {
+  const auto r = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::max<size_t>(r, 1) - 1];
+}
+
+}  // namespace
+
+TEST(HpccCompat, TheIncastsFctsOverSeedsAreDistributedAsThatSimulatorsOverItsRngRuns) {
+  // tests/io/fixtures/hpcc-ns3-incast: 3 x 1 MB into one 100G port, DCQCN with RED marking from 400 KB. Who
+  // finishes when is set by a few dozen random marks (about 27 in a run), so one run is one draw: that
+  // simulator's default run gives 417 / 419 / 477 us, its runs 1-40 (RngRun) span 415-515 us. Compared as
+  // distributions: the median FCT, the median first and last completion of rocesim's seeds 1-20 are within 2 %
+  // of its 40 runs' (measured: 502.5 / 490.7 / 506.4 us against 500.5 / 490.7 / 507.2), and every FCT of its
+  // default run lies in the range rocesim's seeds cover.
+  const fs::path fixture = kFixtures / "hpcc-ns3-incast";
+  const auto stats = [](const std::vector<std::vector<double>>& runs) {
+    std::vector<double> all, first, last;
+    for (const auto& r : runs) {
+      all.insert(all.end(), r.begin(), r.end());
+      first.push_back(r.front());
+      last.push_back(r.back());
+    }
+    for (auto* v : {&all, &first, &last}) {
+      std::sort(v->begin(), v->end());
+    }
+    return std::array<std::vector<double>, 3>{all, first, last};
   };
-  const std::vector<double> ns3 = fcts(fixture / "fct-hpcc-ns3.txt"), ours = fcts(d / "out" / "fct.txt");
-  ASSERT_EQ(ns3.size(), 3u);
-  ASSERT_EQ(ours.size(), 3u);
-  EXPECT_GE(ours.front() / ours.back(), ns3.front() / ns3.back() - 0.05);  // 0.875 there: no starved flow
-  EXPECT_NEAR(ours.back() / ns3.back(), 1.0, 0.10);
+  std::map<std::string, std::vector<double>> by_run;
+  for (const auto& [key, fct] : fct_lines(fixture / "fct-hpcc-ns3-rngrun.txt", true)) {
+    by_run[key.substr(0, key.find(' '))].push_back(fct);
+  }
+  std::vector<std::vector<double>> ns3, ours;
+  for (auto& [run, v] : by_run) {
+    std::sort(v.begin(), v.end());
+    ns3.push_back(v);
+  }
+  ASSERT_EQ(ns3.size(), 40u);
+  const fs::path d = fixture_inputs(fixture, "ns3_incast");
+  for (int seed = 1; seed <= 20; ++seed) {
+    const Result r = sh(std::string(ROCESIM_BINARY) + " run --hpcc-config " + (d / "config.txt").string() +
+                        " -q --seed " + std::to_string(seed) + " -o " + (d / "out").string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    ours.push_back(values(fct_lines(d / "out" / "fct.txt")));
+    ASSERT_EQ(ours.back().size(), 3u);
+  }
+  const auto theirs = stats(ns3), mine = stats(ours);
+  const char* what[] = {"median FCT", "median first completion", "median last completion"};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(median(mine[i]) / median(theirs[i]), 1.0, 0.02) << what[i];
+  }
+  for (double fct : values(fct_lines(fixture / "fct-hpcc-ns3.txt"))) {
+    EXPECT_GE(fct, mine[0].front() * 0.99);
+    EXPECT_LE(fct, mine[0].back() * 1.01);
+  }
   fs::remove_all(d);
 }
+
+TEST(HpccCompat, WithStepMarkingEveryFlowOfTheIncastFinishesWithin5PercentOfThatSimulator) {
+  // tests/io/fixtures/hpcc-ns3-incast-step: the same incast with KMIN = KMAX (every packet leaving a queue
+  // deeper than 100 KB is marked): no randomness in either simulator, so each flow can be compared. Measured:
+  // 761.2 / 768.1 / 768.6 us against 757.8 / 757.6 / 757.9 (hosts 0, 1, 2), +0.4 to +1.4 %; RoCEv2's framing
+  // (82 B a packet against that simulator's 48 B) would by itself make a line-rate flow 3.2 % slower.
+  const fs::path fixture = kFixtures / "hpcc-ns3-incast-step";
+  const fs::path d = fixture_inputs(fixture, "ns3_step");
+  const Result r = run_config(d);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto theirs = fct_lines(fixture / "fct-hpcc-ns3.txt");
+  std::map<std::string, double> mine;
+  for (const auto& [flow, fct] : fct_lines(d / "out" / "fct.txt")) {
+    mine[flow] = fct;
+  }
+  ASSERT_EQ(theirs.size(), 3u);
+  for (const auto& [flow, fct] : theirs) {
+    ASSERT_TRUE(mine.count(flow)) << flow;
+    EXPECT_NEAR(mine[flow] / fct, 1.0, 0.05) << flow;
+  }
+  fs::remove_all(d);
+}
+
+// A k=8 fat-tree case of tests/io/fixtures/hpcc-ns3-ft8 and how close rocesim's median and p99 FCT must be.
+struct Ft8Case {
+  const char* name;
+  double median_tolerance, p99_tolerance;
+};
+
+class HpccFt8 : public ::testing::TestWithParam<Ft8Case> {};
+
+TEST_P(HpccFt8, MedianAndP99FctAreWithinTheirToleranceOfThatSimulator) {
+  // Measured (rocesim / that simulator): perm-dcqcn median +2.7 %, p99 -3.7 %; perm-hpcc -0.5 %, +3.4 %;
+  // incast-dcqcn +1.7 %, +3.1 %; incast-hpcc +5.7 %, +1.7 %. The incast-hpcc median is the one case over 5 %:
+  // 3.2 % of it is RoCEv2's framing on a link that runs at HPCC's target utilisation the whole time (the 16
+  // flows' bytes cross one port), docs/hpcc-compat.md.
+  const Ft8Case& c = GetParam();
+  const fs::path fixture = kFixtures / "hpcc-ns3-ft8" / c.name;
+  const fs::path d = fixture_inputs(fixture, std::string("ft8_") + c.name);
+  const Result r = run_config(d);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::vector<double> theirs = values(fct_lines(fixture / "fct-hpcc-ns3.txt"));
+  const std::vector<double> mine = values(fct_lines(d / "out" / "fct.txt"));
+  ASSERT_EQ(mine.size(), theirs.size());
+  EXPECT_NEAR(median(mine) / median(theirs), 1.0, c.median_tolerance);
+  EXPECT_NEAR(nearest_rank(mine, 0.99) / nearest_rank(theirs, 0.99), 1.0, c.p99_tolerance);
+  // The flows took that simulator's paths: the ports where its queues passed 10 KB are where rocesim's did.
+  std::set<std::pair<int, int>> ns3_congested, ours;
+  std::ifstream in(fixture / "congested-ports-hpcc-ns3.txt");
+  int sw = 0, ifx = 0;
+  while (in >> sw >> ifx) {
+    ns3_congested.insert({sw, ifx - 1});
+  }
+  std::istringstream ports(slurp(d / "out" / "ports.csv"));
+  std::string line;
+  std::getline(ports, line);
+  while (std::getline(ports, line)) {
+    std::vector<std::string> col;
+    std::stringstream ls(line);
+    for (std::string cell; std::getline(ls, cell, ',');) {
+      col.push_back(cell);
+    }
+    if (std::stoll(col[6]) > 10000) {                                 // max_queue_bytes
+      ours.insert({std::stoi(col[0].substr(6)), std::stoi(col[1])});  // "switchN"
+    }
+  }
+  size_t both = 0;
+  for (const auto& p : ns3_congested) {
+    both += ours.count(p);
+  }
+  EXPECT_GE(both, ns3_congested.size() * 9 / 10) << c.name;
+  EXPECT_GE(both, ours.size() * 8 / 10) << c.name;
+  fs::remove_all(d);
+}
+
+INSTANTIATE_TEST_SUITE_P(HpccCompat, HpccFt8,
+                         ::testing::Values(Ft8Case{"perm-dcqcn", 0.05, 0.05}, Ft8Case{"perm-hpcc", 0.05, 0.05},
+                                           Ft8Case{"incast-dcqcn", 0.05, 0.05}, Ft8Case{"incast-hpcc", 0.065, 0.05}),
+                         [](const auto& info) {
+                           std::string n = info.param.name;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
 
 TEST(HpccCompat, GlobalTHasWinAndVarWinSetHpccsTAndWindowAsThere) {
   // kTopo: hosts 0, 1 on switch 4 and 2, 3 on switch 5, 100G host links and a 400G link between the switches,

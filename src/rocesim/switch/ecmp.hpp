@@ -1,6 +1,7 @@
 // How a switch picks one of several equal-cost next hops for a packet.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -22,19 +23,32 @@ inline uint32_t ecmp_pick(uint64_t h, uint32_t n) {
   return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64);
 }
 
-// MurmurHash3 x86_32 (Austin Appleby, public domain) of three 32-bit words, as the HPCC ns-3 simulator hashes its
-// key (simulation/src/point-to-point/model/switch-node.cc, SwitchNode::EcmpHash, on a little-endian machine).
-constexpr uint32_t murmur3_32(const uint32_t (&words)[3], uint32_t seed) {
-  uint32_t h = seed;
-  for (uint32_t k : words) {
+// MurmurHash3 x86_32 (Austin Appleby, public domain; SMHasher's MurmurHash3.cpp) of `len` bytes, read as
+// little-endian 32-bit blocks, as the HPCC ns-3 simulator hashes its ECMP key (simulation/src/point-to-point/
+// model/switch-node.cc, SwitchNode::EcmpHash, on x86).
+constexpr uint32_t murmur3_32(const uint8_t* key, size_t len, uint32_t seed) {
+  const auto mix = [](uint32_t k) {
     k *= 0xcc9e2d51u;
     k = (k << 15) | (k >> 17);
-    k *= 0x1b873593u;
-    h ^= k;
+    return k * 0x1b873593u;
+  };
+  uint32_t h = seed;
+  size_t i = 0;
+  for (; i + 4 <= len; i += 4) {
+    const uint32_t k =
+        uint32_t{key[i]} | uint32_t{key[i + 1]} << 8 | uint32_t{key[i + 2]} << 16 | uint32_t{key[i + 3]} << 24;
+    h ^= mix(k);
     h = (h << 13) | (h >> 19);
     h = h * 5 + 0xe6546b64u;
   }
-  h ^= 12;  // the key's length in bytes
+  uint32_t tail = 0;
+  for (size_t j = len; j > i; --j) {
+    tail = tail << 8 | key[j - 1];
+  }
+  if (len > i) {
+    h ^= mix(tail);
+  }
+  h ^= static_cast<uint32_t>(len);
   h ^= h >> 16;
   h *= 0x85ebca6bu;
   h ^= h >> 13;
@@ -60,8 +74,14 @@ struct HpccEcmp {
     const bool forward = p.kind == PacketKind::kData || p.kind == PacketKind::kReadRequest;
     const uint32_t ports =
         forward ? uint32_t{p.sport} | uint32_t{dport} << 16 : uint32_t{dport} | uint32_t{p.sport} << 16;
-    const uint32_t key[3] = {ip[p.src], ip[p.dst], ports};
-    return n - 1 - murmur3_32(key, seed) % n;  // the switch's sets list ports in ascending order
+    uint8_t key[12] = {};  // that simulator's union of three 32-bit words, on a little-endian machine
+    for (int w = 0; w < 3; ++w) {
+      const uint32_t v = w == 0 ? ip[p.src] : w == 1 ? ip[p.dst] : ports;
+      for (int b = 0; b < 4; ++b) {
+        key[4 * w + b] = static_cast<uint8_t>(v >> (8 * b));
+      }
+    }
+    return n - 1 - murmur3_32(key, sizeof key, seed) % n;  // the switch's sets list ports in ascending order
   }
 };
 
