@@ -21,6 +21,7 @@
 #include "rocesim/check/check.hpp"
 #include "rocesim/io/hpcc_config.hpp"
 #include "rocesim/io/output.hpp"
+#include "rocesim/io/qos_import.hpp"
 #include "rocesim/io/report_html.hpp"
 #include "rocesim/io/scenario.hpp"
 #include "rocesim/sweep/runner.hpp"
@@ -552,6 +553,18 @@ int cmd_report(const std::vector<std::string>& dirs, const std::string& out, boo
   return 0;
 }
 
+// `rocesim import sonic|mlnx-qos FILE -o OUT`: a scenario fragment from real gear's QoS configuration.
+int cmd_import_qos(const std::string& kind, const std::string& in, const std::string& out, const std::string& port) {
+  const std::string text = read_text(in);
+  const QosImport imp = kind == "sonic" ? import_sonic_config_db(text, in, port) : import_mlnx_qos(text, in);
+  for (const auto& w : imp.warnings) {
+    warn(w);
+  }
+  write_whole(out, imp.yaml);
+  fmt::print("{}: written ({} warnings); paste its sections into a scenario\n", out, imp.warnings.size());
+  return 0;
+}
+
 std::string self_exe() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -769,6 +782,15 @@ int main(int argc, char** argv) {
   imp->require_subcommand(1);
   imp_hpcc->add_option("config", import_config, "config.txt")->required();
   imp_hpcc->add_option("-o,--out", import_out, "scenario file to write")->capture_default_str();
+  std::string import_file, import_port, qos_out_sonic = "switch.yaml", qos_out_nic = "nic.yaml";
+  auto* imp_sonic = imp->add_subcommand("sonic", "a SONiC switch's config_db.json: its QoS as the switch section");
+  imp_sonic->add_option("config_db", import_file, "config_db.json (or show runningconfiguration all)")->required();
+  imp_sonic->add_option("--port", import_port, "the port whose QoS to take (default: the first with PFC enabled)");
+  imp_sonic->add_option("-o,--out", qos_out_sonic, "scenario fragment to write")->capture_default_str();
+  auto* imp_mlnx =
+      imp->add_subcommand("mlnx-qos", "mlnx_qos -i IF output and DCQCN sysfs/mlxconfig parameters: the NIC section");
+  imp_mlnx->add_option("file", import_file, "the text: mlnx_qos report, NAME VALUE lines")->required();
+  imp_mlnx->add_option("-o,--out", qos_out_nic, "scenario fragment to write")->capture_default_str();
 
   auto* validate = app.add_subcommand("validate", "check a scenario without running it");
   validate->add_option("scenario", scenario, "scenario file (YAML)")->required();
@@ -894,6 +916,12 @@ int main(int argc, char** argv) {
     }
     if (*imp_hpcc) {
       return cmd_import_hpcc(import_config, import_out);
+    }
+    if (*imp_sonic) {
+      return cmd_import_qos("sonic", import_file, qos_out_sonic, import_port);
+    }
+    if (*imp_mlnx) {
+      return cmd_import_qos("mlnx-qos", import_file, qos_out_nic, "");
     }
     if (*flows_cmd) {
       return cmd_flows(scenario, flows_out, flows_format, flows_offset, sets, seed);
