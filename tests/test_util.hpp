@@ -1,6 +1,11 @@
 // Helpers shared by the tests: build and run a simulation from YAML text.
 #pragma once
 
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -88,6 +93,30 @@ inline std::vector<std::map<std::string, std::string>> csv_rows(const std::strin
     }
   }
   return rows;
+}
+
+// A shell command's exit status (-1 if killed) and its stdout and stderr together.
+struct ShellResult {
+  int status;
+  std::string out;
+};
+inline ShellResult shell(const std::string& cmd) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) {
+    out.append(buf, n);
+  }
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+// A file's whole contents ("" if it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace rocesim::test

@@ -11,7 +11,8 @@
 
 Seeds: the example scenarios (scenarios/*.yaml with the data files they name) and the regression corpus
 (tests/io/corpus: YAML scenarios and HPCC ns-3 configs, each run once unmutated first, with the exit status its
-`# expect: N` line or `expect` file gives). A mutant changes one of a case's files: bytes replaced, spans
+`# expect: N` line or `expect` file gives; SONiC config_db.json files (`*.json`) and mlnx_qos texts (`*.qos`), run
+through `rocesim import`). A mutant changes one of a case's files: bytes replaced, spans
 deleted, lines repeated, numbers made extreme, structure characters inserted; half the mutants are validated,
 half run with a short stop (`--set stop=...`), so a mutant's work stays bounded by simulated time.
 
@@ -46,6 +47,10 @@ class Case:
     def is_hpcc(self):
         return self.entry.endswith(".txt")
 
+    def importer(self):
+        """The `rocesim import` kind of a QoS configuration (a SONiC config_db.json or an mlnx_qos text), or None."""
+        return {".json": "sonic", ".qos": "mlnx-qos"}.get(pathlib.PurePath(self.entry).suffix)
+
 
 def referenced_files(root, entry):
     text = (root / entry).read_text(errors="replace")
@@ -64,7 +69,9 @@ def load_cases():
         cases.append(Case(y.stem, scenarios, y.name, referenced_files(scenarios, y.name)))
     corpus = ROOT / "tests" / "io" / "corpus"
     for p in sorted(corpus.iterdir()):
-        if p.suffix == ".yaml":
+        if p.suffix in (".json", ".qos"):
+            cases.append(Case(p.stem, corpus, p.name, [p.name]))
+        elif p.suffix == ".yaml":
             m = re.search(rb"^# expect: (\d+)", p.read_bytes(), re.M)
             cases.append(Case(p.stem, corpus, p.name, referenced_files(corpus, p.name), int(m.group(1)) if m else None))
         elif p.is_dir() and (p / "config.txt").exists():
@@ -178,7 +185,9 @@ def check(case, files, args, rng, workroot, expect=None):
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(files.get(rel) if rel in files else (case.root / rel).read_bytes())
     out = work / "out"
-    if case.is_hpcc():
+    if case.importer():
+        cmd = [args.binary, "import", case.importer(), case.entry, "-o", "out/imported.yaml"]
+    elif case.is_hpcc():
         cmd = [args.binary, "run", "--hpcc-config", case.entry, "-q", "-o", "out"]
         if expect is None:
             cmd += ["--set", "stop=2.00005s"]  # the fixtures' flows start at 2 s

@@ -73,6 +73,12 @@ TEST(BufferDependencies, TwoFailuresCountEverySetOfOneAndTwo) {
   const Scenario sc =
       parse_scenario("topology: {type: leaf-spine, leaves: 2, spines: 2, servers_per_leaf: 1}\n", "t.yaml", ".", {});
   EXPECT_EQ(find_dependency_cycles(sc.graph, 2).failure_sets, 1u + 4u + 6u);
+  // The progress line counts the same sets, up to the same total.
+  std::vector<std::pair<size_t, size_t>> seen;
+  find_dependency_cycles(sc.graph, 2, false, [&](size_t done, size_t total) { seen.emplace_back(done, total); });
+  ASSERT_EQ(seen.size(), 11u);
+  EXPECT_EQ(seen.front(), (std::pair<size_t, size_t>{1, 11}));
+  EXPECT_EQ(seen.back(), (std::pair<size_t, size_t>{11, 11}));
 }
 
 TEST(BufferDependencies, TaggerBreaksTheConvergenceLoopOfAFailedSpineLinkAtItsBounce) {

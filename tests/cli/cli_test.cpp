@@ -13,31 +13,14 @@
 #include <sstream>
 #include <string>
 
+#include "../test_util.hpp"
+
 namespace {
 
-struct Result {
-  int status;
-  std::string out;
-};
+using Result = rocesim::test::ShellResult;
+using rocesim::test::slurp;
 
-Result sh(const std::string& args) {
-  const std::string cmd = std::string(ROCESIM_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) {
-    out.append(buf, n);
-  }
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+Result sh(const std::string& args) { return rocesim::test::shell(std::string(ROCESIM_BINARY) + " " + args); }
 
 std::filesystem::path tmpdir(const std::string& name) {
   auto d = std::filesystem::temp_directory_path() / ("rocesim_cli_" + name + "_" + std::to_string(getpid()));

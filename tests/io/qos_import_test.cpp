@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../test_util.hpp"
 #include "rocesim/core/error.hpp"
 #include "rocesim/core/units.hpp"
 #include "rocesim/io/scenario.hpp"
@@ -16,12 +17,7 @@ namespace {
 
 const std::string kDir = std::string(ROCESIM_SOURCE_DIR) + "/tests/io/fixtures/sonic/";
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 // The scenario a user gets by pasting the imported sections into one: resolved, every default filled in.
 nlohmann::json resolved_with(const std::string& fragment) {

@@ -1,6 +1,5 @@
 // `rocesim sweep` as a user runs it: locally, restarted, through GNU parallel and as a Slurm array task.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,30 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string out;
-};
-
-Result shell(const std::string& cmd) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) {
-    out.append(buf, n);
-  }
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using Result = rocesim::test::ShellResult;
+using rocesim::test::shell;
+using rocesim::test::slurp;
 
 Result rocesim(const std::string& args) { return shell(std::string(ROCESIM_BINARY) + " " + args); }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A 4-host leaf-spine with a 3:1 incast: each run takes milliseconds.
 constexpr const char* kScenario = R"(seed: 1

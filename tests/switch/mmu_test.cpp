@@ -115,6 +115,26 @@ TEST(Mmu, DynamicThresholdLimitsAGroupToAlphaTimesTheFreeSharedPool) {
   EXPECT_EQ(admitted, 10);
 }
 
+TEST(Mmu, APortsLimitScaleMultipliesItsDynamicThreshold) {
+  // alpha 1/8 for the switch, 1/2 on a group scaled by 4 (admission.alpha_by_rate). Alone in a 90,000 B pool a
+  // group can hold x = alpha (pool - x): 10,000 B at 1/8, 30,000 B at 1/2.
+  BufferParams bp;
+  bp.type = "dynamic";
+  bp.alpha = 0.125;
+  bp.reserved = Bytes(0);
+  for (const auto& [scale, expect] : {std::pair{1.0f, 10}, std::pair{4.0f, 30}}) {
+    Mmu m(1'000'000, 0, 0, 1'000, make_buffer_admission(bp));
+    m.set_shared_pool(90'000);
+    MmuGroup g;
+    g.limit_scale = scale;
+    int admitted = 0;
+    while (m.admit(g, 1'000, false, 0).admitted) {
+      ++admitted;
+    }
+    EXPECT_EQ(admitted, expect) << scale;
+  }
+}
+
 }  // namespace rocesim
 
 namespace rocesim {
@@ -130,4 +150,35 @@ TEST(SwitchRegistries, AdmissionEcnAndSchedulerAreSelectedByRegisteredName) {
   st.static_limit = Bytes(4'000);
   EXPECT_EQ(make_buffer_admission(st)->shared_limit(1'000'000), 4'000);
 }
+}  // namespace rocesim
+
+#include "../test_util.hpp"
+
+namespace rocesim {
+namespace {
+
+// A leaf-spine with 100G, 1 us host links and 400G, 1 us fabric links.
+const std::string kLeafSpine =
+    "topology: {type: leaf-spine, leaves: 2, spines: 1, servers_per_leaf: 2, host_link: {rate: 100Gbps, delay: 1us}, "
+    "fabric_link: {rate: 400Gbps, delay: 1us}}\nworkload: [{type: incast, receiver: 0, senders: 1, size: 10KB}]\n";
+
+TEST(SwitchHeadroom, HpccNs3HeadroomIsThreeTimesRateTimesDelayPerPort) {
+  // The HPCC simulator's third.cc: rate x delay / 8 x 3: 100 Gb/s x 1 us = 12,500 B, x 3 = 37,500 B; 400G: 150,000 B.
+  auto s = test::make_sim(kLeafSpine, {"switch.pfc.headroom=hpcc-ns3"});
+  const Switch& leaf = *s->net().switches()[0];
+  for (uint16_t p = 0; p < leaf.num_ports(); ++p) {
+    const int64_t want = leaf.link(p).rate.bps() == 400'000'000'000 ? 150'000 : 37'500;
+    EXPECT_EQ(leaf.headroom(p).count(), want) << p;
+  }
+}
+
+TEST(SwitchHeadroom, AlphaByRateOnlyAppliesToDynamicAdmission) {
+  EXPECT_NO_THROW(test::make_sim(kLeafSpine, {"switch.admission.alpha_by_rate=400Gbps 0.5"}));
+  EXPECT_THROW(
+      test::make_sim(kLeafSpine, {"switch.admission.type=static", "switch.admission.alpha_by_rate=400Gbps 0.5"}),
+      InputError);
+  EXPECT_THROW(test::make_sim(kLeafSpine, {"switch.admission.alpha_by_rate=400Gbps lots"}), InputError);
+}
+
+}  // namespace
 }  // namespace rocesim

@@ -58,7 +58,7 @@ CheckReport run_check(const Scenario& sc, const CheckOptions& o) {
   }
   for (const bool on_ladder : {false, true}) {
     if (const auto& set = on_ladder ? tagged : plain; !set.empty()) {
-      r.deps.push_back(find_dependency_cycles(sc.graph, o.failures, on_ladder));
+      r.deps.push_back(find_dependency_cycles(sc.graph, o.failures, on_ladder, o.progress));
       r.deps.back().priorities = set;
     }
   }

@@ -2,6 +2,7 @@
 // dependencies (deadlock), with routes after link failures too, and configuration lint.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -13,7 +14,8 @@
 namespace rocesim {
 
 struct CheckOptions {
-  int failures = 0;  // also check every set of up to this many switch-to-switch links down
+  int failures = 0;                              // also check every set of up to this many switch-to-switch links down
+  std::function<void(size_t, size_t)> progress;  // (sets of failed links checked, of how many)
 };
 
 struct CheckReport {

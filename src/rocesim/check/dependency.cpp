@@ -250,7 +250,8 @@ void next_hops(const Fabric& f, const Adjacency& adj, const std::vector<int>& di
 
 }  // namespace
 
-DependencyReport find_dependency_cycles(const TopologyGraph& g, int failures, bool tagged) {
+DependencyReport find_dependency_cycles(const TopologyGraph& g, int failures, bool tagged,
+                                        const std::function<void(size_t, size_t)>& progress) {
   const Fabric f(g);
   DependencyReport rep;
   rep.failures = failures;
@@ -341,9 +342,24 @@ DependencyReport find_dependency_cycles(const TopologyGraph& g, int failures, bo
     }
   };
 
-  check({});
+  // Sets to check: the fabric as built, then every set of 1..failures switch-to-switch links.
+  size_t total = 1;
   for (int k = 1; k <= failures; ++k) {
-    for_each_subset(f.switch_links, k, check);
+    double c = 1;
+    for (int i = 0; i < k; ++i) {
+      c = c * static_cast<double>(f.switch_links.size() - static_cast<size_t>(i)) / (i + 1);
+    }
+    total += static_cast<size_t>(c);
+  }
+  const auto checked = [&](const std::vector<int>& down) {
+    check(down);
+    if (progress) {
+      progress(rep.failure_sets, total);
+    }
+  };
+  checked({});
+  for (int k = 1; k <= failures; ++k) {
+    for_each_subset(f.switch_links, k, checked);
   }
   return rep;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,8 @@ struct DependencyReport {
 // priorities on Tagger's ladder (`tagged`): a packet that bounces (switch/tagger.hpp) leaves the priority, so a
 // queue on it never waits across a bounce, and those waits are left out. Links to NICs are left out of failure
 // sets: a NIC is never a transit hop, so losing one cannot add a dependency.
-DependencyReport find_dependency_cycles(const TopologyGraph& g, int failures, bool tagged = false);
+// `progress(done, total)` is called after each set of failed links is checked.
+DependencyReport find_dependency_cycles(const TopologyGraph& g, int failures, bool tagged = false,
+                                        const std::function<void(size_t, size_t)>& progress = {});
 
 }  // namespace rocesim

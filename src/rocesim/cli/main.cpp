@@ -118,16 +118,24 @@ Scenario load(const std::string& path, const std::vector<std::string>& sets, std
   return sc;
 }
 
-// A one-line progress report on stderr: simulated time done, events per second, and an estimate of the rest.
+// A one-line progress report on stderr: simulated time done, events per second, and an estimate of the rest
+// (`open_ended`: a run that ends with its work, not at its stop time, which has no rest to estimate).
 class Progress {
  public:
-  explicit Progress(bool on) : on_(on), t0_(std::chrono::steady_clock::now()) {}
+  explicit Progress(bool on, bool open_ended = false)
+      : on_(on), open_ended_(open_ended), t0_(std::chrono::steady_clock::now()) {}
   void operator()(const RunProgress& p) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     if (wall - last_ < 0.2) {
       return;
     }
     last_ = wall;
+    if (open_ended_) {
+      fmt::print(stderr, "\r  {:8.3f} ms simulated, {:.2f} M events/s   ", p.now.ps() / 1e9,
+                 static_cast<double>(p.events) / wall / 1e6);
+      shown_ = true;
+      return;
+    }
     const double frac = static_cast<double>(p.now.ps()) / static_cast<double>(p.stop.ps());
     const double eta = frac > 0 ? wall * (1 - frac) / frac : 0;
     fmt::print(stderr, "\r  {:8.3f} ms of {:.3f} ms simulated ({:5.1f} %), {:.2f} M events/s, at most {:.0f} s left   ",
@@ -143,6 +151,7 @@ class Progress {
 
  private:
   bool on_;
+  bool open_ended_;
   std::chrono::steady_clock::time_point t0_;
   double last_ = 0;
   bool shown_ = false;
@@ -353,6 +362,7 @@ struct NcclTestsArgs {
   std::string min = "32M", max = "32M", step = "1M";
   int64_t factor = 1, iterations = 1, warmup = 0;
   std::string out_dir;
+  bool quiet = false;
 };
 
 // nccl-tests on the scenario's cluster: its workloads replaced by one sweep of `op` over every GPU, the table
@@ -370,8 +380,9 @@ int cmd_nccl_tests(const std::string& path, const NcclTestsArgs& a, const std::v
   Simulation s(load(path, sets, seed));
   print_warnings(s);
   RunInfo info;
-  Progress progress(false);
+  Progress progress(!a.quiet && isatty(STDERR_FILENO), true);
   info.wall_time_s = run_interruptible(s, progress, info.partial);
+  progress.done();
   if (info.partial) {
     fmt::print(stderr, "rocesim: interrupted at {:.3f} ms simulated: the sizes not finished show '-'\n",
                s.sim().now().ps() / 1e9);
@@ -464,9 +475,24 @@ int cmd_validate(const std::string& path, const std::vector<std::string>& sets, 
 
 // Exit status 0: clean; 1: cycles or findings (2, bad input, comes from main).
 int cmd_check(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed, int failures,
-              bool json) {
+              bool json, bool quiet) {
   const Scenario sc = load(path, sets, seed);
-  const CheckReport r = run_check(sc, CheckOptions{failures});
+  CheckOptions o{failures, {}};
+  const bool show = failures > 0 && !quiet && isatty(STDERR_FILENO);
+  auto last = std::chrono::steady_clock::now();
+  if (show) {
+    o.progress = [&](size_t done, size_t total) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last > std::chrono::milliseconds(200) || done == total) {
+        last = now;
+        fmt::print(stderr, "\r  checked {} of {} sets of failed links   ", done, total);
+      }
+    };
+  }
+  const CheckReport r = run_check(sc, o);
+  if (show) {
+    fmt::print(stderr, "\r{:70}\r", "");
+  }
   if (json) {
     fmt::print("{}\n", check_json(r, sc.file).dump(2));
   } else {
@@ -808,6 +834,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 2))
       ->capture_default_str();
   check->add_flag("--json", check_json_out, "print the report as JSON");
+  check->add_flag("-q,--quiet", quiet, "no progress line");
   check->add_option("--set", sets, "override a parameter");
   check->add_option("--seed", seed, "override the scenario's seed");
 
@@ -866,6 +893,7 @@ int main(int argc, char** argv) {
   nccl_tests->add_option("--algorithm", nccl.algorithm,
                          "all-reduce algorithm, as NCCL_ALGO: ring, tree or halving_doubling");
   nccl_tests->add_option("-o,--out", nccl.out_dir, "also write every result file of the run to this folder");
+  nccl_tests->add_flag("-q,--quiet", nccl.quiet, "no progress line (the table is printed)");
   nccl_tests->add_option("--set", sets, "override a parameter, e.g. --set workload.0.protocol.channels=16");
   nccl_tests->add_option("--seed", seed, "override the scenario's seed");
 
@@ -930,7 +958,7 @@ int main(int argc, char** argv) {
       return cmd_validate(scenario, sets, seed);
     }
     if (*check) {
-      return cmd_check(scenario, sets, seed, check_failures, check_json_out);
+      return cmd_check(scenario, sets, seed, check_failures, check_json_out, quiet);
     }
     if (*topology) {
       return cmd_topology(scenario, sets, seed, topology_json, topology_ports);

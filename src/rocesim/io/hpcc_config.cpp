@@ -1,5 +1,6 @@
 #include "rocesim/io/hpcc_config.hpp"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -209,6 +210,40 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
   if (auto v = number("USE_DYNAMIC_PFC_THRESHOLD"); v && *v == 0) {
     out.warnings.push_back(config + ": USE_DYNAMIC_PFC_THRESHOLD 0: rocesim keeps its dynamic threshold");
   }
+  // Its MMU (switch-mmu.cc, third.cc): 4 KiB reserved per port and queue, resume 3 KiB below the threshold,
+  // headroom 3 x rate x delay per port, and a PFC threshold of the free shared buffer >> shift, the shift 3 at the
+  // NIC rate and one less per doubling of the port's rate (alpha 1/8, 1/4, 1/2, 1).
+  sw["admission"]["type"] = "dynamic";
+  sw["admission"]["reserved"] = "4KiB";
+  sw["admission"]["alpha"] = 0.125;
+  sw["pfc"]["xon_offset"] = "3KiB";
+  sw["pfc"]["headroom"] = "hpcc-ns3";
+  {
+    std::ifstream in(fs::path(scenario_dir.empty() ? "." : scenario_dir) / topo);
+    const TopologyGraph g = read_hpcc_topology(in, topo);
+    std::optional<int64_t> nic_rate;
+    std::set<int64_t> rates;
+    for (const TopoLink& l : g.links) {
+      const bool a_host = g.nodes[l.a].is_nic(), b_host = g.nodes[l.b].is_nic();
+      if (!nic_rate && (a_host || b_host)) {
+        nic_rate = l.rate.bps();
+      }
+      rates.insert(l.rate.bps());
+    }
+    std::string by_rate;
+    for (int64_t r : rates) {
+      int shift = 3;
+      for (int64_t x = r; nic_rate && x > *nic_rate && shift > 0; x /= 2) {
+        --shift;
+      }
+      if (shift != 3) {
+        by_rate += fmt::format("{}{} {}", by_rate.empty() ? "" : "; ", to_string(Rate::bps(r)), 1.0 / (1 << shift));
+      }
+    }
+    if (!by_rate.empty()) {
+      sw["admission"]["alpha_by_rate"] = by_rate;
+    }
+  }
   if (auto v = number("ENABLE_QCN"); v && *v == 0) {
     sw["ecn"]["type"] = "none";
   } else {
@@ -389,6 +424,9 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
   outname("QLEN_MON_FILE", "qlen");
   if (auto v = number("QLEN_MON_START")) {
     hp["qlen_start"] = ns(*v);
+  }
+  if (get("QLEN_MON_FILE")) {
+    hp["qlen_interval"] = "100ns";  // its monitor's period (third.cc, qlen_mon_interval)
   }
   if (auto v = number("QLEN_MON_END")) {
     hp["qlen_end"] = ns(*v);

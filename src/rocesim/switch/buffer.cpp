@@ -1,6 +1,49 @@
 #include "rocesim/switch/buffer.hpp"
 
+#include <sstream>
+
 namespace rocesim {
+
+namespace {
+
+// "400Gbps 0.5; 200Gbps 0.25" -> (rate, alpha) pairs; throws UnitError.
+std::vector<std::pair<Rate, double>> parse_alpha_by_rate(const std::string& s) {
+  std::vector<std::pair<Rate, double>> out;
+  std::stringstream all(s);
+  for (std::string entry; std::getline(all, entry, ';');) {
+    std::istringstream e(entry);
+    std::string rate, alpha, extra;
+    if (!(e >> rate)) {
+      continue;
+    }
+    if (!(e >> alpha) || (e >> extra)) {
+      throw UnitError{"expected 'RATE ALPHA; ...', e.g. '400Gbps 0.5'"};
+    }
+    double a = 0;
+    try {
+      size_t used = 0;
+      a = std::stod(alpha, &used);
+      if (used != alpha.size() || !(a >= 1.0 / 1024 && a <= 64)) {
+        throw std::invalid_argument("range");
+      }
+    } catch (const std::exception&) {
+      throw UnitError{"alpha '" + alpha + "' must be a number from 1/1024 to 64"};
+    }
+    out.emplace_back(parse_rate(rate), a);
+  }
+  return out;
+}
+
+}  // namespace
+
+double BufferParams::alpha_for(Rate r) const {
+  for (const auto& [rate, a] : parse_alpha_by_rate(alpha_by_rate)) {
+    if (rate == r) {
+      return a;
+    }
+  }
+  return alpha;
+}
 
 const Registry<AdmissionFactory>& buffer_admission_registry() {
   static const Registry<AdmissionFactory> r("switch.admission", "dynamic", {dynamic_admission(), static_admission()});
@@ -17,7 +60,26 @@ const Schema<BufferParams>& BufferParams::schema() {
              in_range(1.0 / 1024, 64.0), "factor")
         .add(&BufferParams::static_limit, "static_limit", "1MB", "shared bytes a priority group may hold (type static)")
         .add(&BufferParams::reserved, "reserved", "1248B",
-             "guaranteed bytes per ingress port and priority group (SONiC lossless PG profile 'size')");
+             "guaranteed bytes per ingress port and priority group (SONiC lossless PG profile 'size')")
+        .add(
+            &BufferParams::alpha_by_rate, "alpha_by_rate", "",
+            "alpha on ports of a given rate, overriding alpha there (type dynamic; the HPCC simulator's PFC "
+            "threshold shift: 1/8 at the NIC rate, doubled per doubling of the port rate)",
+            [](const std::string& v) -> std::optional<std::string> {
+              try {
+                parse_alpha_by_rate(v);
+              } catch (const UnitError& e) {
+                return e.message;
+              }
+              return std::nullopt;
+            },
+            "rate alpha; ...")
+        .validate([](const BufferParams& p) -> std::optional<std::pair<std::string, std::string>> {
+          if (!p.alpha_by_rate.empty() && p.type != "dynamic") {
+            return std::make_pair("alpha_by_rate", "applies to type dynamic only");
+          }
+          return std::nullopt;
+        });
     return sc;
   }();
   return s;

@@ -7,15 +7,19 @@
 
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/registry.hpp"
+#include "rocesim/core/units.hpp"
 
 namespace rocesim {
 
 struct BufferParams {
-  std::string type;    // dynamic | static
-  double alpha = 0;    // dynamic threshold factor
-  Bytes static_limit;  // static threshold
-  Bytes reserved;      // per (ingress port, priority group)
+  std::string type;           // dynamic | static
+  double alpha = 0;           // dynamic threshold factor
+  Bytes static_limit;         // static threshold
+  Bytes reserved;             // per (ingress port, priority group)
+  std::string alpha_by_rate;  // "400Gbps 0.5; ...": alpha on ports of that rate (dynamic only)
   static const Schema<BufferParams>& schema();
+  // The dynamic threshold factor of a port of this rate.
+  double alpha_for(Rate r) const;
 };
 
 // How much of the shared pool one priority group may hold.

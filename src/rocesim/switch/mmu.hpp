@@ -24,6 +24,7 @@ struct MmuGroup {
   int64_t shared_used = 0;
   int64_t hdrm_used = 0;
   bool xoff = false;
+  float limit_scale = 1;  // this port's share of the admission limit against the switch's (admission.alpha_by_rate)
 };
 
 class Mmu {
@@ -60,7 +61,7 @@ class Mmu {
       a.drop = DropReason::kBufferFull;
       return a;
     }
-    const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
+    const int64_t limit = limit_of(g);
     if (g.min_used + bytes <= reserved_) {
       g.min_used += bytes;
       a.charge = kMin;
@@ -107,7 +108,7 @@ class Mmu {
     if (!g.xoff) {
       return false;
     }
-    const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
+    const int64_t limit = limit_of(g);
     const bool empty = g.shared_used == 0 && g.hdrm_used == 0;
     if (empty || (g.hdrm_used == 0 && g.shared_used + xon_offset_ + max_frame_ <= limit)) {
       g.xoff = false;
@@ -117,6 +118,10 @@ class Mmu {
   }
 
  private:
+  int64_t limit_of(const MmuGroup& g) const {
+    const int64_t limit = admission_->shared_limit(shared_pool_ - shared_used_);
+    return g.limit_scale == 1 ? limit : static_cast<int64_t>(static_cast<double>(limit) * g.limit_scale);
+  }
   int64_t total_used_ = 0;
   int64_t shared_used_ = 0;
   int64_t shared_pool_ = 0;

@@ -26,15 +26,16 @@ const Schema<PfcParams>& PfcParams::schema() {
     sc.add(&PfcParams::priorities, "priorities", "[3]", "lossless priorities (RoCE convention: 3)", {}, "priority")
         .add(
             &PfcParams::headroom, "headroom", "auto",
-            "headroom per ingress port and lossless priority: auto (from rate, delay, frame size) or a size",
+            "headroom per ingress port and lossless priority: auto (from rate, delay, frame size), hpcc-ns3 (3 x "
+            "rate x delay, the HPCC simulator's third.cc) or a size",
             [](const std::string& v) -> std::optional<std::string> {
-              if (v == "auto") {
+              if (v == "auto" || v == "hpcc-ns3") {
                 return std::nullopt;
               }
               try {
                 parse_bytes(v);
               } catch (const UnitError& e) {
-                return "must be 'auto' or a size: " + e.message;
+                return "must be 'auto', 'hpcc-ns3' or a size: " + e.message;
               }
               return std::nullopt;
             },
@@ -137,7 +138,13 @@ Bytes pfc_headroom(Rate rate, Time delay, Bytes max_frame, Time response_time) {
 }
 
 Bytes port_headroom(const PfcParams& p, Rate rate, Time delay, Bytes max_frame) {
-  return p.headroom == "auto" ? pfc_headroom(rate, delay, max_frame, p.response_time) : parse_bytes(p.headroom);
+  if (p.headroom == "auto") {
+    return pfc_headroom(rate, delay, max_frame, p.response_time);
+  }
+  if (p.headroom == "hpcc-ns3") {  // its integer arithmetic: rate (b/s) x delay (ns) / 8 / 10^9, times 3
+    return Bytes(rate.bps() * (delay.ps() / 1000) / 8 / 1000000000 * 3);
+  }
+  return parse_bytes(p.headroom);
 }
 
 Bytes port_set_aside(const SwitchParams& p, Bytes headroom) {
@@ -211,6 +218,10 @@ void Switch::finalize(const std::string& scenario_file) {
   for (size_t i = 0; i < ports_.size(); ++i) {
     Port& port = ports_[i];
     port.headroom = port_headroom(params_.pfc, port.link.rate, port.link.delay, frame).count();
+    const auto scale = static_cast<float>(params_.admission.alpha_for(port.link.rate) / params_.admission.alpha);
+    for (auto& g : port.in) {
+      g.mmu.limit_scale = scale;
+    }
     aside += port_set_aside(params_, Bytes(port.headroom)).count();
     const Bytes need = pfc_headroom(port.link.rate, port.link.delay, frame, params_.pfc.response_time);
     if (lossless_ && params_.pfc.headroom != "auto" && port.link.peer && Bytes(port.headroom) < need) {
