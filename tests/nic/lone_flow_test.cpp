@@ -36,7 +36,7 @@ TEST(LoneFlow, RunsAtLineRateForEveryCcMtuAndTopologyBuilder) {
   const std::string dir = "/tmp/rocesim_lone_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   for (const Builder& b : builders(dir)) {
-    for (const char* cc : {"none", "dcqcn", "dcqcn-paper", "dctcp", "hpcc"}) {
+    for (const char* cc : {"none", "dcqcn", "dcqcn-paper", "dctcp", "hpcc", "timely"}) {
       for (int mtu : {1024, 4096}) {
         const std::string yaml =
             "topology: " + b.topology + "\nnic: {cc: " + cc + ", mtu: " + std::to_string(mtu) + "}\n";

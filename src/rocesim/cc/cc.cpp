@@ -4,7 +4,7 @@ namespace rocesim {
 
 const Registry<CcFactory>& cc_registry() {
   static const Registry<CcFactory> r("nic.cc", "dcqcn",
-                                     {cc_none(), cc_dcqcn(), cc_dcqcn_paper(), cc_hpcc(), cc_dctcp()});
+                                     {cc_none(), cc_dcqcn(), cc_dcqcn_paper(), cc_hpcc(), cc_dctcp(), cc_timely()});
   return r;
 }
 

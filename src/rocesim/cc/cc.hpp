@@ -93,5 +93,6 @@ CcEntry cc_dcqcn();
 CcEntry cc_dcqcn_paper();
 CcEntry cc_hpcc();
 CcEntry cc_dctcp();
+CcEntry cc_timely();
 
 }  // namespace rocesim

@@ -374,13 +374,23 @@ HpccImport import_hpcc_config(const std::string& config, const std::string& scen
     }
     warn_unless("MULTI_RATE", "0", "not modelled");
     warn_unless("SAMPLE_FEEDBACK", "0", "not modelled");
+  } else if (mode == 7) {
+    // Its TIMELY (rdma-hw.cc, UpdateRateTimely): alpha, beta, T_low, T_high and min RTT are attribute defaults
+    // there, and rocesim's; the config gives the steps and the floor.
+    cc["type"] = "timely";
+    for (const auto& [key, field] :
+         {std::pair{"RATE_AI", "rate_ai"}, std::pair{"RATE_HAI", "rate_hai"}, std::pair{"MIN_RATE", "min_rate"}}) {
+      if (auto v = rate(key)) {
+        cc[field] = *v;
+      }
+    }
   } else if (mode == 8) {
     cc["type"] = "dctcp";
     warn_unless("DCTCP_RATE_AI", "", "rocesim's DCTCP is window-based");
   } else {
     const Entry* e = get("CC_MODE");
     throw InputError(config, e ? e->line : 0, "CC_MODE",
-                     decimal(mode) + " is not available in rocesim (1 DCQCN, 3 HPCC, 8 DCTCP)");
+                     decimal(mode) + " is not available in rocesim (1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP)");
   }
   nic["cc"] = cc;
   sc["switch"] = sw;
