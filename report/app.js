@@ -263,6 +263,10 @@
   function topologySection() {
     const s = section("topology", "The fabric: where links were busy, where pauses spread");
     runs.forEach((r, i) => {
+      if (r.topology.omitted) {
+        s.append(el("h3", {}, r.name), el("p", {}, "Not drawn: the fabric has more than 1,500 switches."));
+        return;
+      }
       const box = el("div", { class: "topo" });
       let mode = "utilisation";
       const draw = () => {

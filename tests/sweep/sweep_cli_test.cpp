@@ -147,4 +147,30 @@ TEST_F(Sweep, TheSlurmScriptsTaskBodyRunsItsArrayIndexOnly) {
   EXPECT_EQ(rocesim("sweep --task 9 " + out().string()).status, 2);
 }
 
+TEST_F(Sweep, CompareShowsTwoRunsKeyResultsSideBySideWithTheirRatio) {
+  ASSERT_EQ(rocesim("sweep " + scenario() + " --grid switch.ecn.kmin=20KB,100KB -o " + out().string()).status, 0);
+  const fs::path a = out() / "runs" / "0000", b = out() / "runs" / "0001";
+  const Result r = rocesim("compare " + a.string() + " " + b.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto sa = nlohmann::json::parse(slurp(a / "summary.json")),
+             sb = nlohmann::json::parse(slurp(b / "summary.json"));
+  std::istringstream lines(r.out);
+  std::string line;
+  bool found = false;
+  while (std::getline(lines, line)) {
+    std::istringstream cols(line);
+    std::string name, va, vb, ratio;
+    cols >> name >> va >> vb >> ratio;
+    if (name == "fct_p99_ns") {
+      found = true;
+      const double x = sa["fct_ns"]["p99"].get<double>(), y = sb["fct_ns"]["p99"].get<double>();
+      EXPECT_DOUBLE_EQ(std::stod(va), x);
+      EXPECT_DOUBLE_EQ(std::stod(vb), y);
+      EXPECT_NEAR(std::stod(ratio), y / x, 0.0005);
+    }
+  }
+  EXPECT_TRUE(found) << r.out;
+  EXPECT_EQ(rocesim("compare " + a.string() + " " + (dir_ / "nothing").string()).status, 2);
+}
+
 }  // namespace

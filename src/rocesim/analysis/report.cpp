@@ -29,7 +29,8 @@ nlohmann::json cdf_points(const std::vector<double>& sorted, size_t max_points) 
 namespace {
 
 constexpr size_t kTopRows = 10;
-// A fabric with more nodes than this is drawn without its NICs (switches and switch-to-switch links only).
+// A fabric with more nodes than this is drawn without its NICs (switches and switch-to-switch links only); one
+// with more switches than this is not drawn.
 constexpr size_t kMaxDrawnNodes = 1500;
 
 double ns(Time t) { return static_cast<double>(t.ps()) / 1000.0; }
@@ -118,6 +119,9 @@ nlohmann::json topology(const Network& net, Time now) {
   const double span = std::max(ns(now), 1e-9);
   const bool with_nics = net.switches().size() + net.nics().size() <= kMaxDrawnNodes;
   nlohmann::json nodes = nlohmann::json::array(), links = nlohmann::json::array();
+  if (net.switches().size() > kMaxDrawnNodes) {  // not even the switches: a page that large would not draw
+    return {{"nodes", nodes}, {"links", links}, {"nics_drawn", false}, {"span_ns", ns(now)}, {"omitted", true}};
+  }
   std::map<const Node*, size_t> index;
   if (with_nics) {
     for (const auto& n : net.nics()) {

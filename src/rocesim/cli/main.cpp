@@ -591,6 +591,21 @@ int cmd_import_qos(const std::string& kind, const std::string& in, const std::st
   return 0;
 }
 
+// `rocesim compare RUN1 RUN2 ...`: the runs' key results side by side, with ratios to the first.
+int cmd_compare(const std::vector<std::string>& dirs) {
+  std::vector<std::pair<std::string, nlohmann::json>> runs;
+  for (const std::string& d : dirs) {
+    const std::string path = (std::filesystem::path(d) / "summary.json").string();
+    const nlohmann::json j = nlohmann::json::parse(read_text(path), nullptr, false);
+    if (!j.is_object()) {
+      throw InputError(path, 0, "", "not a summary.json rocesim wrote");
+    }
+    runs.emplace_back(d, j);
+  }
+  fmt::print("{}", printable(compare_table(runs)));
+  return 0;
+}
+
 std::string self_exe() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -921,6 +936,10 @@ int main(int argc, char** argv) {
   report->add_option("-o,--out", report_out, "the page to write")->capture_default_str();
   report->add_flag("-q,--quiet", quiet, "print nothing");
 
+  std::vector<std::string> compare_dirs;
+  auto* compare = app.add_subcommand("compare", "print the key results of result folders side by side");
+  compare->add_option("runs", compare_dirs, "result folders (each with its summary.json)")->required()->expected(2, -1);
+
   auto* params = app.add_subcommand("params", "list every parameter with its default and doc");
   params->add_option("component", component, "only keys that start with this, e.g. switch.ecn");
   params->add_flag("--markdown", markdown, "print docs/scenario-reference.md");
@@ -968,6 +987,9 @@ int main(int argc, char** argv) {
     }
     if (*report) {
       return cmd_report(report_dirs, report_out, quiet);
+    }
+    if (*compare) {
+      return cmd_compare(compare_dirs);
     }
     if (*sweep) {
       if (sweep_args.task >= 0) {

@@ -1,5 +1,8 @@
 #include "rocesim/sweep/summary.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -91,6 +94,50 @@ std::string sweep_summary_csv(const Manifest& m, const std::string& sweep_dir,
     out += "," + status;
     for (const SummaryColumn& c : kSweepColumns) {
       out += "," + csv_field(cell(j, c.pointer));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string compare_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs) {
+  std::vector<std::vector<std::string>> rows{{"result"}};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    rows[0].push_back(runs[i].first);
+    if (i > 0) {
+      rows[0].push_back("ratio");
+    }
+  }
+  for (const SummaryColumn& c : kSweepColumns) {
+    std::vector<std::string> row{c.column};
+    const std::string first = cell(runs.front().second, c.pointer);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const std::string v = cell(runs[i].second, c.pointer);
+      row.push_back(v.empty() ? "-" : v);
+      if (i > 0) {
+        std::string ratio = "-";
+        try {
+          const double a = std::stod(first), b = std::stod(v);
+          if (a != 0) {
+            ratio = fmt::format("{:.3f}", b / a);
+          }
+        } catch (const std::exception&) {
+        }
+        row.push_back(ratio);
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& r : rows) {
+    for (size_t k = 0; k < r.size(); ++k) {
+      width[k] = std::max(width[k], r[k].size());
+    }
+  }
+  std::string out;
+  for (const auto& r : rows) {
+    for (size_t k = 0; k < r.size(); ++k) {
+      out += k == 0 ? fmt::format("{:<{}}", r[k], width[k]) : fmt::format("  {:>{}}", r[k], width[k]);
     }
     out += "\n";
   }

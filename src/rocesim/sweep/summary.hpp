@@ -3,6 +3,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rocesim/sweep/manifest.hpp"
 
@@ -24,6 +26,10 @@ std::string run_status(const std::string& sweep_dir, const SweepRun& run, const 
 // unless the status is `ok` or `partial`.
 std::string sweep_summary_csv(const Manifest& m, const std::string& sweep_dir,
                               const std::map<std::string, int>& exit_codes = {});
+
+// `rocesim compare`: the key results (kSweepColumns) of runs, named, side by side, with each run's ratio to the
+// first where both are numbers. `runs`: (name, summary.json).
+std::string compare_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs);
 
 // A CSV field: quoted when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);
