@@ -314,6 +314,7 @@
   document.title = "rocesim report: " + runs.map((r) => r.name).join(", ");
   app.append(el("h1", {}, "rocesim report"),
     el("p", { class: "runs" }, ...runs.flatMap((r, i) => [el("span", { style: "color:" + colour(i) }, "■ " + r.name), " "])),
+    data.note ? el("p", { class: "note", id: "note" }, data.note) : "",
     summarySection(), bucketsSection(), cdfSection(), timeseriesSection(), topologySection(), victimsSection(),
     dropsSection(), scenarioSection(),
     el("p", { class: "footer" }, "rocesim " + data.version + "; charts by uPlot."));

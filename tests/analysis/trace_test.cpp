@@ -95,5 +95,15 @@ TEST(Trace, TheNodeFilterTheWindowAndTheEventLimitBoundWhatIsWritten) {
   EXPECT_THROW(test::make_sim(kIncast, {"output.trace.nodes=host1, nosuch"}), InputError);
 }
 
+TEST(Trace, AFlowThatHadNotStartedWhenTheRunEndedHasNoSlice) {
+  auto s = test::make_sim(kIncast, {"output.trace.nodes=all", "stop=300us"});
+  s->net().add_flow(test::write_flow(1, 0, Bytes(1000), Time::us(500)));
+  s->run();
+  for (const auto& e : events(trace_of(*s), "X")) {
+    EXPECT_GE(e["dur"].get<double>(), 0) << e.dump();
+    EXPECT_NE(e["args"]["flow"], s->net().flows().size() - 1) << e.dump();
+  }
+}
+
 }  // namespace
 }  // namespace rocesim

@@ -101,6 +101,30 @@ TEST(SonicImport, BadFilesAreRefusedNamingTheLineOrTheJsonPathAndKey) {
   bad.replace(bad.find("\"3,4\""), 5, "\"3,9\"");
   EXPECT_NE(error(bad).find("pfc_enable: '9' is not a priority"), std::string::npos) << error(bad);
   EXPECT_NE(error(db, "Ethernet99").find("--port: 'Ethernet99'"), std::string::npos);
+  // Missing numbers and values of the wrong type are named, not read as nothing.
+  bad = db;
+  bad.replace(bad.find("\"size\": \"10875072\", "), 20, "");
+  EXPECT_NE(error(bad).find("BUFFER_POOL.ingress_lossless_pool.size: missing"), std::string::npos) << error(bad);
+  bad = db;
+  bad.replace(bad.find("\"pfc_enable\": \"3,4\""), 19, "\"pfc_enable\": 34");
+  EXPECT_NE(error(bad).find("PORT_QOS_MAP.Ethernet0.pfc_enable: expected a string"), std::string::npos) << error(bad);
+  bad = db;
+  bad.replace(bad.find("\"dynamic_th\": \"-3\""), 18, "\"dynamic_th\": \"1e20\"");
+  EXPECT_NE(error(bad).find("dynamic_th: 1e+20 is not a whole number"), std::string::npos) << error(bad);
+}
+
+TEST(SonicImport, APortListedWithOthersInOneKeyGetsThatEntry) {
+  // Older templates key PORT_QOS_MAP by port lists: "Ethernet0,Ethernet4".
+  const std::string db =
+      R"({"PORT_QOS_MAP": {"Ethernet0,Ethernet4": {"pfc_enable": "3", "dscp_to_tc_map": "M"}},
+          "DSCP_TO_TC_MAP": {"M": {"26": "3", "48": "6"}}})";
+  for (const std::string port : {"", "Ethernet4"}) {
+    const QosImport q = import_sonic_config_db(db, "db.json", port);
+    const nlohmann::json sw = resolved_with(q.yaml)["switch"];
+    EXPECT_EQ(sw["pfc"]["priorities"], nlohmann::json({3})) << port;
+    EXPECT_EQ(sw["dscp_map"], "26:3, 48:6") << port;
+    EXPECT_FALSE(warned(q, "differs")) << port;
+  }
 }
 
 TEST(MlnxQosImport, TheNicsReportAndDcqcnParametersBecomeTheNicSection) {

@@ -29,6 +29,7 @@ TEST(SweepGrid, SeedRangesAndListsInTheOrderGiven) {
   EXPECT_EQ(parse_seeds("1-5"), (std::vector<int64_t>{1, 2, 3, 4, 5}));
   EXPECT_EQ(parse_seeds("9,3,1-2"), (std::vector<int64_t>{9, 3, 1, 2}));
   EXPECT_EQ(parse_seeds("0"), (std::vector<int64_t>{0}));
+  EXPECT_EQ(parse_seeds("9223372036854775806-9223372036854775807").size(), 2u);  // stops at the largest int64
   for (const char* bad : {"", "5-1", "a", "1,,2", "1-", "-3", "1,1", "1-3,2", "0-100000"}) {
     EXPECT_THROW(parse_seeds(bad), InputError) << bad;
   }

@@ -147,6 +147,35 @@ TEST_F(Sweep, TheSlurmScriptsTaskBodyRunsItsArrayIndexOnly) {
   EXPECT_EQ(rocesim("sweep --task 9 " + out().string()).status, 2);
 }
 
+TEST_F(Sweep, ATerminatedSweepLeavesItsRunningRunsPartialAndStartsNoMore) {
+  // Runs of 1 s of Poisson traffic (many seconds of wall time each), two at a time, three in all.
+  std::ofstream(scenario()) << "seed: 1\nstop: 1s\ntopology: {type: leaf-spine, leaves: 2, spines: 2, "
+                               "servers_per_leaf: 4}\nworkload: [{type: poisson, cdf: websearch, load: 0.3}]\n";
+  const std::string log = (dir_ / "sweep.log").string();
+  const Result start = shell("( " + std::string(ROCESIM_BINARY) + " sweep " + scenario() +
+                             " --seeds 1-3 -j 2 -q -o " + out().string() + " > " + log +
+                             " 2>&1; echo $? > " + (dir_ / "status").string() + " ) > /dev/null 2>&1 &");
+  ASSERT_EQ(start.status, 0);
+  // Wait until both first runs have started, then terminate the sweep alone (not its process group).
+  for (int i = 0; i < 600 && !(fs::exists(out() / "logs" / "0001.log")); ++i) {
+    usleep(50'000);
+  }
+  ASSERT_TRUE(fs::exists(out() / "logs" / "0001.log"));
+  usleep(300'000);
+  ASSERT_EQ(shell("pkill -TERM -f -x '" + std::string(ROCESIM_BINARY) + " sweep " + scenario() + ".*'").status, 0);
+  for (int i = 0; i < 1200 && !fs::exists(dir_ / "status"); ++i) {
+    usleep(50'000);
+  }
+  ASSERT_TRUE(fs::exists(dir_ / "status")) << slurp(log);
+  EXPECT_EQ(slurp(dir_ / "status"), "1\n") << slurp(log);
+  const auto rows = rocesim::test::csv_rows(slurp(out() / "summary.csv"));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].at("status"), "partial");
+  EXPECT_EQ(rows[1].at("status"), "partial");
+  EXPECT_EQ(rows[2].at("status"), "missing");  // never started
+  shell("pkill -KILL -f '" + scenario() + "'");  // nothing should be left; if something is, do not leave it running
+}
+
 TEST_F(Sweep, CompareShowsTwoRunsKeyResultsSideBySideWithTheirRatio) {
   ASSERT_EQ(rocesim("sweep " + scenario() + " --grid switch.ecn.kmin=20KB,100KB -o " + out().string()).status, 0);
   const fs::path a = out() / "runs" / "0000", b = out() / "runs" / "0001";

@@ -196,8 +196,8 @@ std::string Trace::json() const {
     for (uint32_t id : t.flows) {
       const FlowRecord& f = net_.flows()[id];
       const Time end = f.done || f.failed ? f.end : sim_.now();
-      if (f.spec.start > p_.stop || end < p_.start) {
-        continue;
+      if (f.spec.start > p_.stop || end < p_.start || end < f.spec.start) {
+        continue;  // outside the window, or not started when the run ended
       }
       const std::string& dst = net_.nics()[f.spec.dst]->name();
       s += fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":{}}}}},)", pid, id + 1,

@@ -72,7 +72,8 @@ class Timely final : public CongestionControl {
         r_ *= c;
         increases_ = 0;
       }
-      r_ = std::clamp(r_, static_cast<double>(p_.min_rate.bps()), static_cast<double>(line_.bps()));
+      // Line rate first: a min_rate above it (a slow link) wins, as that simulator's max(m_minRate, ...) does.
+      r_ = std::max(std::min(r_, static_cast<double>(line_.bps())), static_cast<double>(p_.min_rate.bps()));
       rate = Rate::bps(static_cast<int64_t>(r_));
     }
     prev_rtt_ = rtt;

@@ -629,10 +629,17 @@ size_t collect_sweep(const Manifest& m, const std::string& dir, const std::map<s
     ++by_status[run_status(dir, r, codes)];
   }
   write_whole(dir + "/summary.csv", sweep_summary_csv(m, dir, codes));
+  // The overlay holds the first finished runs: a page of hundreds would not open.
+  constexpr size_t kMaxOverlaid = 50;
   std::vector<nlohmann::json> reports;
+  size_t left_out = 0;
   for (const SweepRun& r : m.runs) {
     const std::string run_dir = dir + "/runs/" + r.name;
     if (run_state(dir, r) == RunState::kComplete && std::filesystem::exists(run_dir + "/report.html")) {
+      if (reports.size() == kMaxOverlaid) {
+        ++left_out;
+        continue;
+      }
       std::string label = r.name;
       for (const auto& [k, v] : r.point.values) {
         label += " " + k.substr(k.rfind('.') + 1) + "=" + v;
@@ -644,7 +651,11 @@ size_t collect_sweep(const Manifest& m, const std::string& dir, const std::map<s
     }
   }
   if (!reports.empty()) {
-    write_whole(dir + "/report.html", report_html(reports));
+    write_whole(dir + "/report.html",
+                report_html(reports, left_out == 0 ? std::string()
+                                                   : fmt::format("The first {} finished runs of the sweep; {} more "
+                                                                 "are left out (rocesim report RUN ... overlays any).",
+                                                                 kMaxOverlaid, left_out)));
   }
   if (!quiet) {
     std::string counts;

@@ -40,7 +40,9 @@ std::string emit(const YAML::Node& sections, const std::string& header, const st
   em << sections;
   std::string out = header + std::string(em.c_str()) + "\n";
   for (const std::string& w : warnings) {
-    out += "# warning: " + w + "\n";
+    std::string line = printable(w);  // a key with a line break cannot end the comment
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    out += "# warning: " + line + "\n";
   }
   return out;
 }
@@ -89,7 +91,11 @@ class ConfigDb {
     return v.get<std::string>();
   }
   double number(const std::string& t, const std::string& entry, const std::string& key) const {
-    const std::string v = *field(t, entry, key);
+    const auto f = field(t, entry, key);
+    if (!f) {
+      throw InputError(file_, 0, t + "." + entry + "." + key, "missing");
+    }
+    const std::string v = *f;
     try {
       size_t used = 0;
       const double d = std::stod(v, &used);
@@ -105,6 +111,27 @@ class ConfigDb {
   std::string file_;
   json db_;
 };
+
+// A number that must be whole and within [lo, hi].
+int whole(const ConfigDb& db, const std::string& t, const std::string& entry, const std::string& key, int lo, int hi) {
+  const double v = db.number(t, entry, key);
+  if (!(v >= lo && v <= hi) || v != std::floor(v)) {
+    throw InputError(db.file(), 0, t + "." + entry + "." + key,
+                     fmt::format("{} is not a whole number from {} to {}", v, lo, hi));
+  }
+  return static_cast<int>(v);
+}
+
+// Whether a PORT_QOS_MAP key ("Ethernet0" or "Ethernet0,Ethernet4") names `port`.
+bool names_port(const std::string& key, const std::string& port) {
+  std::stringstream ports(key);
+  for (std::string p; std::getline(ports, p, ',');) {
+    if (p == port) {
+      return true;
+    }
+  }
+  return false;
+}
 
 // "Ethernet0,Ethernet4|3-4" -> ports and the indices of the range.
 bool key_matches(const std::string& key, const std::string& port, int index) {
@@ -183,15 +210,32 @@ QosImport import_sonic_config_db(const std::string& text, const std::string& fil
         port = k.substr(0, k.find(','));
       }
     }
-  } else if (!db.table("PORT_QOS_MAP").contains(port) && !entry_for(db, "BUFFER_PG", port, 3) &&
-             !entry_for(db, "QUEUE", port, 3)) {
+  }
+  // The port's PORT_QOS_MAP entry: its own key, or one that lists it with others.
+  std::string qos_key = "global";
+  for (const auto& [k, v] : db.table("PORT_QOS_MAP").items()) {
+    if (k != "global" && qos_key == "global" && names_port(k, port)) {
+      qos_key = k;
+    }
+  }
+  if (!port_arg.empty() && qos_key == "global" && !entry_for(db, "BUFFER_PG", port, 3) &&
+      !entry_for(db, "QUEUE", port, 3)) {
     throw InputError(file, 0, "--port", "'" + port + "' is in no PORT_QOS_MAP, BUFFER_PG or QUEUE entry");
+  }
+  for (const auto& [k, v] : db.table("PORT_QOS_MAP").items()) {
+    if (!v.is_object()) {
+      throw InputError(file, 0, "PORT_QOS_MAP." + k, "expected an object of fields");
+    }
+    for (const auto& [f, x] : v.items()) {
+      if (!x.is_string()) {
+        throw InputError(file, 0, "PORT_QOS_MAP." + k + "." + f, "expected a string, as SONiC writes every value");
+      }
+    }
   }
   YAML::Node sw(YAML::NodeType::Map);
   // PORT_QOS_MAP: the port's entry over the global one.
   json qos = db.table("PORT_QOS_MAP").value("global", json::object());
-  const std::string qos_key = db.table("PORT_QOS_MAP").contains(port) ? port : std::string("global");
-  const json own = db.table("PORT_QOS_MAP").value(port, json::object());
+  const json own = db.table("PORT_QOS_MAP").value(qos_key, json::object());
   for (const auto& [k, v] : own.items()) {
     qos[k] = v;
   }
@@ -251,7 +295,7 @@ QosImport import_sonic_config_db(const std::string& text, const std::string& fil
       int dscp = -1, t = -1;
       try {
         dscp = std::stoi(d);
-        t = std::stoi(tc.get<std::string>());
+        t = tc.is_string() ? std::stoi(tc.get<std::string>()) : -1;
       } catch (const std::exception&) {
       }
       if (dscp < 0 || dscp > 63 || t < 0 || t > 7) {
@@ -268,7 +312,11 @@ QosImport import_sonic_config_db(const std::string& text, const std::string& fil
   // The lossless priority group's buffer profile -> admission and headroom; its pool -> the buffer.
   const int pg = lossless.empty() ? 3 : lossless.front();
   if (const auto pg_key = entry_for(db, "BUFFER_PG", port, pg)) {
-    const std::string prof = reference(*db.field("BUFFER_PG", *pg_key, "profile"));
+    const auto prof_field = db.field("BUFFER_PG", *pg_key, "profile");
+    if (!prof_field) {
+      throw InputError(file, 0, "BUFFER_PG." + *pg_key + ".profile", "missing");
+    }
+    const std::string prof = reference(*prof_field);
     const std::string at = "BUFFER_PROFILE." + prof;
     if (prof == "NULL") {
       warn("BUFFER_PG." + *pg_key + ".profile",
@@ -282,7 +330,7 @@ QosImport import_sonic_config_db(const std::string& text, const std::string& fil
       if (db.field("BUFFER_PROFILE", prof, "dynamic_th")) {
         sw["admission"]["type"] = "dynamic";
         sw["admission"]["alpha"] =
-            fmt::format("{}", std::ldexp(1.0, static_cast<int>(db.number("BUFFER_PROFILE", prof, "dynamic_th"))));
+            fmt::format("{}", std::ldexp(1.0, whole(db, "BUFFER_PROFILE", prof, "dynamic_th", -10, 6)));
       } else if (db.field("BUFFER_PROFILE", prof, "static_th")) {
         sw["admission"]["type"] = "static";
         sw["admission"]["static_limit"] = bytes(db.number("BUFFER_PROFILE", prof, "static_th"));
@@ -343,7 +391,7 @@ QosImport import_sonic_config_db(const std::string& text, const std::string& fil
         strict.push_back(q);
       } else if (type == "DWRR" || type == "WRR") {
         if (db.field("SCHEDULER", name, "weight")) {
-          weights[static_cast<size_t>(q)] = static_cast<int>(db.number("SCHEDULER", name, "weight"));
+          weights[static_cast<size_t>(q)] = whole(db, "SCHEDULER", name, "weight", 0, 10000);
         }
       } else {
         throw InputError(file, 0, "SCHEDULER." + name + ".type", "'" + type + "' is not STRICT, DWRR or WRR");
@@ -431,7 +479,7 @@ QosImport import_sonic_config_db(const std::string& text, const std::string& fil
     }
   }
   for (const auto& [k, v] : db.table("PORT_QOS_MAP").items()) {
-    if (k != "global" && k != port && v != own) {
+    if (k != "global" && k != qos_key && v != own) {
       warn("PORT_QOS_MAP." + k, "differs from " + port + "'s: every simulated port gets " + port + "'s QoS");
     }
   }
@@ -590,6 +638,9 @@ QosImport import_mlnx_qos(const std::string& text, const std::string& file) {
     if (it != params.end()) {
       cc[it->key] = it->value(v);
     } else if (name == "cnp_802p_prio") {
+      if (!(v >= 0 && v <= 7) || v != std::floor(v)) {
+        throw InputError(file, lineno, name, "must be a priority 0..7");
+      }
       nic["cnp_priority"] = static_cast<int>(v);
     } else if (name == "rate_to_set_on_first_cnp" && v == 0) {
       // 0: the rate is not set on the first CNP, which is rocesim's behaviour

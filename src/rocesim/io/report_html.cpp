@@ -14,14 +14,16 @@ namespace {
 constexpr std::string_view kDataOpen = R"(<script type="application/json" id="rocesim-data">)";
 constexpr std::string_view kDataClose = "</script>";
 
-// JSON inside a <script> element: "</" would end it early; "<\/" is the same JSON string.
+// JSON inside a <script> element: "</script" would end it early and "<!--" would change how the browser reads
+// the rest, so every "<" (which JSON has only inside strings) is written as the same character's escape.
 std::string script_safe(const std::string& json) {
   std::string out;
   out.reserve(json.size());
-  for (size_t i = 0; i < json.size(); ++i) {
-    out += json[i];
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') {
-      out += '\\';
+  for (char c : json) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out += c;
     }
   }
   return out;
@@ -29,8 +31,8 @@ std::string script_safe(const std::string& json) {
 
 }  // namespace
 
-std::string report_html(const std::vector<nlohmann::json>& runs) {
-  const nlohmann::json data = {{"version", ROCESIM_VERSION}, {"runs", runs}};
+std::string report_html(const std::vector<nlohmann::json>& runs, const std::string& note) {
+  const nlohmann::json data = {{"version", ROCESIM_VERSION}, {"runs", runs}, {"note", note}};
   std::string h;
   h += "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";

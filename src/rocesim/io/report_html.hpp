@@ -8,8 +8,9 @@
 
 namespace rocesim {
 
-// The page for `runs` (each a report_data() object), overlaid: a column or a colour per run.
-std::string report_html(const std::vector<nlohmann::json>& runs);
+// The page for `runs` (each a report_data() object), overlaid: a column or a colour per run; `note`, if any, is
+// shown at the top.
+std::string report_html(const std::vector<nlohmann::json>& runs, const std::string& note = "");
 
 // The runs a report.html written by report_html() holds. Throws InputError naming `file` if it holds none.
 std::vector<nlohmann::json> report_runs(const std::string& html, const std::string& file);

@@ -85,11 +85,14 @@ std::vector<int64_t> parse_seeds(const std::string& text) {
     if (hi < lo || hi - lo >= kMaxSeeds) {
       throw InputError("--seeds", 0, text, "'" + part + "' is not a range LO-HI with LO <= HI (at most 100000 seeds)");
     }
-    for (int64_t s = lo; s <= hi; ++s) {
+    for (int64_t s = lo;; ++s) {  // stops at hi without stepping past it (hi may be the largest int64)
       if (!seen.insert(s).second) {
         throw InputError("--seeds", 0, text, "seed " + std::to_string(s) + " is given twice");
       }
       out.push_back(s);
+      if (s == hi) {
+        break;
+      }
     }
     if (static_cast<int64_t>(out.size()) > kMaxSeeds) {
       throw InputError("--seeds", 0, text, "more than 100000 seeds");

@@ -63,12 +63,18 @@ Manifest Manifest::parse(const std::string& text, const std::string& file) {
   m.sets = field<std::vector<std::string>>(j, "set", "", file);
   m.seeds = field<std::vector<int64_t>>(j, "seeds", "", file);
   const auto grid = field<nlohmann::ordered_json>(j, "grid", "", file);
+  if (!grid.is_array()) {
+    throw InputError(file, 0, "grid", "expected a list");
+  }
   for (size_t i = 0; i < grid.size(); ++i) {
     const std::string at = fmt::format("grid[{}].", i);
     m.axes.push_back(
         {field<std::string>(grid[i], "key", at, file), field<std::vector<std::string>>(grid[i], "values", at, file)});
   }
   const auto runs = field<nlohmann::ordered_json>(j, "runs", "", file);
+  if (!runs.is_array()) {
+    throw InputError(file, 0, "runs", "expected a list");
+  }
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string at = fmt::format("runs[{}].", i);
     SweepRun r;

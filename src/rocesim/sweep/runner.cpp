@@ -1,6 +1,7 @@
 #include "rocesim/sweep/runner.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,8 +27,15 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
     args.push_back(const_cast<char*>(a.c_str()));
   }
   args.push_back(nullptr);
+  // A process group of its own: a terminal's Ctrl-C reaches the sweep alone, which passes one interrupt on to
+  // each run (see run_pool), so that a run never gets the second interrupt that would stop it unwritten.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+  const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   return rc == 0 ? pid : -1;
 }
@@ -62,6 +70,15 @@ std::map<std::string, int> run_pool(const std::vector<SweepRun>& runs, const std
     st.failed += code != 0;
   };
   size_t next = 0;
+  bool passed_on = false;  // the interrupt was passed on to the running runs
+  const auto pass_on = [&] {
+    if (!passed_on && stop()) {
+      passed_on = true;
+      for (const auto& [pid, name] : running) {
+        kill(pid, SIGTERM);  // each writes its results so far, marked partial
+      }
+    }
+  };
   while (next < todo.size() || !running.empty()) {
     while (next < todo.size() && static_cast<int>(running.size()) < jobs && !stop()) {
       const SweepRun& r = runs[todo[next++]];
@@ -76,6 +93,7 @@ std::map<std::string, int> run_pool(const std::vector<SweepRun>& runs, const std
     if (running.empty()) {
       break;  // stopped, or nothing could start
     }
+    pass_on();
     int wst = 0;
     const pid_t pid = waitpid(-1, &wst, 0);
     if (pid < 0) {

@@ -18,10 +18,11 @@ struct PoolStatus {
   double elapsed_s = 0;
 };
 
-// Contract: starts `runs[i].argv` for every i in `todo`, stdout and stderr to `log_dir/NAME.log`, keeps `jobs`
-// of them running until all have ended or `stop()` says to start no more (the running ones are then waited
-// for: an interrupt reaches them too, and they write partial results). `progress` is called when a run starts
-// or ends. Returns each started run's exit status (128 + signal if killed; 127 if it could not start).
+// Contract: starts `runs[i].argv` for every i in `todo`, each in a process group of its own with stdout and
+// stderr to `log_dir/NAME.log`, keeps `jobs` of them running until all have ended or `stop()` says to start no
+// more; then each running one gets one SIGTERM (it writes its results so far, marked partial) and is waited for.
+// `progress` is called when a run starts or ends. Returns each started run's exit status (128 + signal if
+// killed; 127 if it could not start).
 std::map<std::string, int> run_pool(const std::vector<SweepRun>& runs, const std::vector<size_t>& todo,
                                     const std::string& log_dir, int jobs, const std::function<bool()>& stop,
                                     const std::function<void(const PoolStatus&)>& progress);

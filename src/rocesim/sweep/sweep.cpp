@@ -68,10 +68,17 @@ std::string slurm_script(const Manifest& m, const std::string& abs_dir) {
   std::string s = "#!/bin/bash\n";
   s += "# A rocesim sweep as a Slurm job array: task I runs run I of manifest.json (skipped if already complete).\n";
   s += "# Submit: sbatch " + abs_dir + "/sweep.slurm     Afterwards: rocesim sweep --collect " + abs_dir + "\n";
+  if (m.runs.size() > 1001) {
+    s += "# More than 1001 tasks: Slurm's default MaxArraySize (1001) must be raised, or submit with --array ranges.\n";
+  }
   s += "#SBATCH --job-name=rocesim-sweep\n";
   s += fmt::format("#SBATCH --array=0-{}\n", m.runs.size() - 1);
   s += "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n";
-  s += "#SBATCH --output=" + abs_dir + "/logs/slurm-%a.log\n";
+  std::string log_dir = abs_dir;  // Slurm expands %-patterns in --output: a literal % is %%
+  for (size_t i = 0; (i = log_dir.find('%', i)) != std::string::npos; i += 2) {
+    log_dir.insert(i, "%");
+  }
+  s += "#SBATCH --output=\"" + log_dir + "/logs/slurm-%a.log\"\n";
   s += "set -euo pipefail\n";
   s += "exec " + shell_quote(m.rocesim) + " sweep --task \"${SLURM_ARRAY_TASK_ID:?set by Slurm}\" " +
        shell_quote(abs_dir) + "\n";
