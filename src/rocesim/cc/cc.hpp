@@ -77,11 +77,44 @@ class CcAlgorithm {
   virtual nlohmann::json dump() const = 0;
 };
 
+// An algorithm whose controllers are made from its parameters and the flow alone: `Cc(const Params&, const
+// CcFlowInfo&)`, with `Params::schema()` declaring its keys. With `kTelemetry` switches stamp in-band telemetry
+// on its data packets (HPCC).
+template <class Params, class Cc, bool kTelemetry = false>
+class ParamsAlgorithm final : public CcAlgorithm {
+ public:
+  ParamsAlgorithm(Params p, const char* type) : p_(std::move(p)), type_(type) {}
+  std::unique_ptr<CongestionControl> make(const CcFlowInfo& f, CcTimers&) const override {
+    return std::make_unique<Cc>(p_, f);
+  }
+  bool wants_telemetry() const override { return kTelemetry; }
+  nlohmann::json dump() const override {
+    auto j = Params::schema().dump(p_);
+    j["type"] = type_;
+    return j;
+  }
+
+ private:
+  Params p_;
+  const char* type_;
+};
+
 // How a scenario's `nic.cc` section (already known to be of this type) becomes an algorithm: `n` is the mapping
 // (or an undefined node when only a name was given), `path` the key for messages.
 using CcFactory =
     std::function<std::unique_ptr<CcAlgorithm>(const YAML::Node& n, const ParseCtx& ctx, const std::string& path)>;
 using CcEntry = Registered<CcFactory>;
+
+// The registry entry of a ParamsAlgorithm, named `name`.
+template <class Params, class Cc, bool kTelemetry = false>
+CcEntry params_cc_entry(const char* name, const char* doc) {
+  return {name, doc,
+          [name](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
+            return std::make_unique<ParamsAlgorithm<Params, Cc, kTelemetry>>(Params::schema().parse(n, ctx, path),
+                                                                             name);
+          },
+          describe_schema<Params>()};
+}
 
 // The registry: `nic.cc` is a name, or a mapping with `type`; dcqcn when absent.
 const Registry<CcFactory>& cc_registry();

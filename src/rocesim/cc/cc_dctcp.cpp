@@ -77,30 +77,8 @@ class Dctcp final : public CongestionControl {
   bool cut_this_round_ = false;
 };
 
-class DctcpAlgorithm final : public CcAlgorithm {
- public:
-  explicit DctcpAlgorithm(DctcpParams p) : p_(p) {}
-  std::unique_ptr<CongestionControl> make(const CcFlowInfo& f, CcTimers&) const override {
-    return std::make_unique<Dctcp>(p_, f);
-  }
-  nlohmann::json dump() const override {
-    auto j = DctcpParams::schema().dump(p_);
-    j["type"] = "dctcp";
-    return j;
-  }
-
- private:
-  DctcpParams p_;
-};
-
 }  // namespace
 
-CcEntry cc_dctcp() {
-  return {"dctcp", "window on ECN echo",
-          [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
-            return std::make_unique<DctcpAlgorithm>(DctcpParams::schema().parse(n, ctx, path));
-          },
-          describe_schema<DctcpParams>()};
-}
+CcEntry cc_dctcp() { return params_cc_entry<DctcpParams, Dctcp>("dctcp", "window on ECN echo"); }
 
 }  // namespace rocesim

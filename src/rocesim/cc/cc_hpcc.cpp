@@ -145,31 +145,8 @@ class Hpcc final : public CongestionControl {
   bool have_prev_ = false;
 };
 
-class HpccAlgorithm final : public CcAlgorithm {
- public:
-  explicit HpccAlgorithm(HpccParams p) : p_(p) {}
-  std::unique_ptr<CongestionControl> make(const CcFlowInfo& f, CcTimers&) const override {
-    return std::make_unique<Hpcc>(p_, f);
-  }
-  bool wants_telemetry() const override { return true; }
-  nlohmann::json dump() const override {
-    auto j = HpccParams::schema().dump(p_);
-    j["type"] = "hpcc";
-    return j;
-  }
-
- private:
-  HpccParams p_;
-};
-
 }  // namespace
 
-CcEntry cc_hpcc() {
-  return {"hpcc", "in-band telemetry",
-          [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
-            return std::make_unique<HpccAlgorithm>(HpccParams::schema().parse(n, ctx, path));
-          },
-          describe_schema<HpccParams>()};
-}
+CcEntry cc_hpcc() { return params_cc_entry<HpccParams, Hpcc, true>("hpcc", "in-band telemetry"); }
 
 }  // namespace rocesim

@@ -90,30 +90,8 @@ class Timely final : public CongestionControl {
   int64_t sent_ = 0, round_end_ = 0;  // packets sent; and when the current round's update was made
 };
 
-class TimelyAlgorithm final : public CcAlgorithm {
- public:
-  explicit TimelyAlgorithm(TimelyParams p) : p_(p) {}
-  std::unique_ptr<CongestionControl> make(const CcFlowInfo& f, CcTimers&) const override {
-    return std::make_unique<Timely>(p_, f);
-  }
-  nlohmann::json dump() const override {
-    auto j = TimelyParams::schema().dump(p_);
-    j["type"] = "timely";
-    return j;
-  }
-
- private:
-  TimelyParams p_;
-};
-
 }  // namespace
 
-CcEntry cc_timely() {
-  return {"timely", "rate from RTT gradients (TIMELY)",
-          [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
-            return std::make_unique<TimelyAlgorithm>(TimelyParams::schema().parse(n, ctx, path));
-          },
-          describe_schema<TimelyParams>()};
-}
+CcEntry cc_timely() { return params_cc_entry<TimelyParams, Timely>("timely", "rate from RTT gradients (TIMELY)"); }
 
 }  // namespace rocesim
