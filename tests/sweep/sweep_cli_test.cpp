@@ -152,9 +152,9 @@ TEST_F(Sweep, ATerminatedSweepLeavesItsRunningRunsPartialAndStartsNoMore) {
   std::ofstream(scenario()) << "seed: 1\nstop: 1s\ntopology: {type: leaf-spine, leaves: 2, spines: 2, "
                                "servers_per_leaf: 4}\nworkload: [{type: poisson, cdf: websearch, load: 0.3}]\n";
   const std::string log = (dir_ / "sweep.log").string();
-  const Result start = shell("( " + std::string(ROCESIM_BINARY) + " sweep " + scenario() +
-                             " --seeds 1-3 -j 2 -q -o " + out().string() + " > " + log +
-                             " 2>&1; echo $? > " + (dir_ / "status").string() + " ) > /dev/null 2>&1 &");
+  const Result start =
+      shell("( " + std::string(ROCESIM_BINARY) + " sweep " + scenario() + " --seeds 1-3 -j 2 -q -o " + out().string() +
+            " > " + log + " 2>&1; echo $? > " + (dir_ / "status").string() + " ) > /dev/null 2>&1 &");
   ASSERT_EQ(start.status, 0);
   // Wait until both first runs have started, then terminate the sweep alone (not its process group).
   for (int i = 0; i < 600 && !(fs::exists(out() / "logs" / "0001.log")); ++i) {
@@ -172,7 +172,7 @@ TEST_F(Sweep, ATerminatedSweepLeavesItsRunningRunsPartialAndStartsNoMore) {
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].at("status"), "partial");
   EXPECT_EQ(rows[1].at("status"), "partial");
-  EXPECT_EQ(rows[2].at("status"), "missing");  // never started
+  EXPECT_EQ(rows[2].at("status"), "missing");    // never started
   shell("pkill -KILL -f '" + scenario() + "'");  // nothing should be left; if something is, do not leave it running
 }
 

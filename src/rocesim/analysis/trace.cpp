@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "rocesim/analysis/results.hpp"
+#include "rocesim/core/text.hpp"
 #include "rocesim/nic/nic.hpp"
 #include "rocesim/switch/switch.hpp"
 
@@ -52,11 +53,10 @@ Trace::Trace(const TraceParams& p, Simulator& sim, Network& net, const std::stri
     std::stringstream ss(p.nodes);
     std::string name;
     while (std::getline(ss, name, ',')) {
-      const auto b = name.find_first_not_of(" \t"), e = name.find_last_not_of(" \t");
-      if (b == std::string::npos) {
+      name = trim(name);
+      if (name.empty()) {
         continue;
       }
-      name = name.substr(b, e - b + 1);
       const auto it = std::find_if(all.begin(), all.end(), [&](Node* n) { return n->name() == name; });
       if (it == all.end()) {
         throw InputError(file, 0, "output.trace.nodes", "'" + name + "' is not a NIC or switch of the fabric");

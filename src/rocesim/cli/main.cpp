@@ -626,7 +626,7 @@ struct SweepArgs {
 size_t collect_sweep(const Manifest& m, const std::string& dir, const std::map<std::string, int>& codes, bool quiet) {
   std::map<std::string, size_t> by_status;
   for (const SweepRun& r : m.runs) {
-    ++by_status[run_status(dir, r, codes)];
+    ++by_status[run_status(run_state(dir, r), r, codes)];
   }
   write_whole(dir + "/summary.csv", sweep_summary_csv(m, dir, codes));
   // The overlay holds the first finished runs: a page of hundreds would not open.

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "rocesim/core/error.hpp"
+#include "rocesim/core/text.hpp"
 #include "rocesim/io/scenario.hpp"
 
 namespace rocesim {
@@ -531,10 +532,6 @@ QosImport import_mlnx_qos(const std::string& text, const std::string& file) {
   bool in_pfc = false, any = false;
   const auto warn = [&](const std::string& key, const std::string& what) {
     out.warnings.push_back(fmt::format("{}:{}: {}: {}", file, lineno, key, what));
-  };
-  const auto trim = [](std::string s) {
-    const auto b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
   };
   while (std::getline(in, line)) {
     ++lineno;

@@ -111,21 +111,21 @@ std::string scenario_hash(const nlohmann::json& resolved) {
   return fmt::format("{:016x}", h);
 }
 
-RunState run_state(const std::string& sweep_dir, const SweepRun& run) {
+nlohmann::json run_summary(const std::string& sweep_dir, const SweepRun& run) {
   std::ifstream in(sweep_dir + "/runs/" + run.name + "/summary.json");
-  if (!in) {
-    return RunState::kMissing;
-  }
   std::stringstream ss;
   ss << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
-  if (!j.is_object() || !j.contains("scenario")) {
+  return nlohmann::json::parse(ss.str(), nullptr, false);
+}
+
+RunState state_of(const nlohmann::json& summary, const SweepRun& run) {
+  if (!summary.is_object() || !summary.contains("scenario")) {
     return RunState::kMissing;
   }
-  if (scenario_hash(j["scenario"]) != run.hash) {
+  if (scenario_hash(summary["scenario"]) != run.hash) {
     return RunState::kStale;
   }
-  return j.value("partial", false) ? RunState::kPartial : RunState::kComplete;
+  return summary.value("partial", false) ? RunState::kPartial : RunState::kComplete;
 }
 
 const char* to_string(RunState s) {

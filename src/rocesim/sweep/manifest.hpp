@@ -37,7 +37,13 @@ std::string scenario_hash(const nlohmann::json& resolved);
 // What a run folder holds: a finished run of this scenario, an interrupted one, a run of another scenario (the
 // grid or the scenario file changed since), or nothing usable.
 enum class RunState { kComplete, kPartial, kStale, kMissing };
-RunState run_state(const std::string& sweep_dir, const SweepRun& run);
+// The run folder's summary.json, parsed (discarded, is_discarded(), if it is missing or not JSON).
+nlohmann::json run_summary(const std::string& sweep_dir, const SweepRun& run);
+// What a run folder holding `summary` (as run_summary gives it) holds.
+RunState state_of(const nlohmann::json& summary, const SweepRun& run);
+inline RunState run_state(const std::string& sweep_dir, const SweepRun& run) {
+  return state_of(run_summary(sweep_dir, run), run);
+}
 const char* to_string(RunState s);
 
 // Single-quoted for a POSIX shell.

@@ -41,13 +41,6 @@ std::string csv_field(const std::string& s) {
 
 namespace {
 
-nlohmann::json read_summary(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str(), nullptr, false);
-}
-
 std::string cell(const nlohmann::json& j, const char* pointer) {
   const nlohmann::json::json_pointer p(pointer);
   if (!j.is_object() || !j.contains(p) || j[p].is_null()) {
@@ -59,9 +52,7 @@ std::string cell(const nlohmann::json& j, const char* pointer) {
 
 }  // namespace
 
-std::string run_status(const std::string& sweep_dir, const SweepRun& run,
-                       const std::map<std::string, int>& exit_codes) {
-  const RunState state = run_state(sweep_dir, run);
+std::string run_status(RunState state, const SweepRun& run, const std::map<std::string, int>& exit_codes) {
   const auto it = exit_codes.find(run.name);
   if (state != RunState::kComplete && it != exit_codes.end() && it->second != 0) {
     return "failed";
@@ -81,11 +72,10 @@ std::string sweep_summary_csv(const Manifest& m, const std::string& sweep_dir,
   }
   out += "\n";
   for (const SweepRun& r : m.runs) {
-    const RunState state = run_state(sweep_dir, r);
-    const nlohmann::json j = state == RunState::kComplete || state == RunState::kPartial
-                                 ? read_summary(sweep_dir + "/runs/" + r.name + "/summary.json")
-                                 : nlohmann::json();
-    const std::string status = run_status(sweep_dir, r, exit_codes);
+    const nlohmann::json summary = run_summary(sweep_dir, r);
+    const RunState state = state_of(summary, r);
+    const nlohmann::json j = state == RunState::kComplete || state == RunState::kPartial ? summary : nlohmann::json();
+    const std::string status = run_status(state, r, exit_codes);
     out += r.name;
     for (const auto& [k, v] : r.point.values) {
       out += "," + csv_field(v);

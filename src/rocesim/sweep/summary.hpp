@@ -18,9 +18,9 @@ struct SummaryColumn {
 extern const SummaryColumn kSweepColumns[];
 extern const size_t kSweepColumnCount;
 
-// A run's status: that of run_state() (ok, partial, stale, missing), or `failed` where `exit_codes` holds a
-// non-zero exit status for a run whose folder holds no finished run.
-std::string run_status(const std::string& sweep_dir, const SweepRun& run, const std::map<std::string, int>& exit_codes);
+// A run's status: that of its folder's `state` (ok, partial, stale, missing), or `failed` where `exit_codes`
+// holds a non-zero exit status for a run whose folder holds no finished run.
+std::string run_status(RunState state, const SweepRun& run, const std::map<std::string, int>& exit_codes);
 
 // Columns: run, one per grid key, seed, status (run_status), then kSweepColumns; the result columns are empty
 // unless the status is `ok` or `partial`.
