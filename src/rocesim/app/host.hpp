@@ -9,6 +9,7 @@
 #include "rocesim/app/application.hpp"
 #include "rocesim/core/simulator.hpp"
 #include "rocesim/nic/nic.hpp"
+#include "rocesim/server/cpu.hpp"
 #include "rocesim/server/interconnect.hpp"
 
 namespace rocesim {
@@ -79,6 +80,13 @@ class Host final : public EventHandler, public CompletionSink, public TransferSi
   // reduction); app.on_transfer(cookie) is called `latency` after the last byte arrives.
   void transfer(Place from, Place to, Bytes bytes, Time latency, uint32_t app, uint64_t cookie,
                 std::optional<uint16_t> extra = std::nullopt);
+  // The cores the kernel's TCP runs on, made with the given size on first use.
+  HostCpu& cpu(int64_t cores, double ghz) {
+    if (!cpu_) {
+      cpu_ = std::make_unique<HostCpu>(cores, ghz);
+    }
+    return *cpu_;
+  }
   // CPU time the server's applications spent (copies they drove); for outputs.
   void add_cpu(Time t) { cpu_busy_ += t; }
   Time cpu_busy() const { return cpu_busy_; }
@@ -97,6 +105,7 @@ class Host final : public EventHandler, public CompletionSink, public TransferSi
   std::vector<std::pair<uint32_t, uint64_t>> timers_;  // (app, cookie) of each pending timer; free slots reused
   std::vector<uint32_t> free_timers_;
   std::unique_ptr<Interconnect> interconnect_;
+  std::unique_ptr<HostCpu> cpu_;
   Time cpu_busy_;
 };
 

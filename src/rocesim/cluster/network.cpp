@@ -427,6 +427,8 @@ Time Network::ack_clocked_rtt(uint32_t src, uint32_t dst, uint16_t sport) const 
 
 void Network::attach_servers(const ServerParams& p, const std::string& file) {
   scenario_file_ = file;
+  cpu_cores_ = p.cpu_cores;
+  cpu_ghz_ = p.cpu_ghz;
   if (p.gpus == 0) {
     return;
   }
@@ -494,6 +496,22 @@ std::pair<uint32_t, uint32_t> Network::connect(uint32_t a, uint32_t app_a, uint3
   const auto direction = [&](uint32_t from, uint32_t from_app, uint32_t from_handle, uint32_t to, uint32_t to_app,
                              uint32_t to_handle, bool read) {
     const auto conn = static_cast<uint32_t>(conns_.size());
+    if (o.transport != Transport::kRdma) {
+      if (read || !tcp_) {
+        throw std::logic_error("a TCP connection carries no READ and needs Network::set_tcp");
+      }
+      const bool offload = o.transport == Transport::kIwarp;
+      Nic& nt = *nics_[to];
+      Nic& nf = *nics_[from];
+      nt.enable_tcp(*tcp_, *tcp_cc_, &server_of(to).cpu(cpu_cores_, cpu_ghz_));
+      nf.enable_tcp(*tcp_, *tcp_cc_, &server_of(from).cpu(cpu_cores_, cpu_ghz_));
+      const uint32_t rq = nt.add_tcp_recv(TcpRecvInit{from, o.priority, sport, offload, to_app, to_handle, conn});
+      const uint32_t sq =
+          nf.add_tcp_send(TcpSendInit{to, rq & ~Nic::kTcpBit, o.priority, sport, offload, from_app, from_handle, conn});
+      nt.set_recv_peer(rq, sq);
+      conns_.push_back(FlowPath{from, sq, to, rq});
+      return std::make_pair(sq, rq);
+    }
     // A READ's data comes from the responder (`from`) to the requester (`to`), who holds the read half.
     RecvQpInit ri{from, o.priority, sport, read, o.notify_landed, to_app, to_handle, conn};
     const uint32_t rq = nics_[to]->add_recv_qp(ri);
@@ -542,6 +560,7 @@ uint32_t Network::add_flow(const FlowSpec& spec) {
   o.a_sends = spec.op != RdmaOp::kRead;
   o.a_reads = spec.op == RdmaOp::kRead;
   o.sport = spec.sport;
+  o.transport = spec.transport;
   const uint32_t app_src = app_of(spec.src), app_dst = app_of(spec.dst);
   const auto [qa, qb] = connect(spec.src, app_src, spec.dst, app_dst, o);
   flow_conn_.push_back(static_cast<uint32_t>(conns_.size() - 1));

@@ -32,12 +32,18 @@ class Network {
   // Which directions of data a connection carries: A is the end that calls connect, B its peer.
   struct ConnectOptions {
     int priority = 3;
-    bool a_sends = true;         // WRITE and SEND from A to B
-    bool b_sends = false;        // WRITE and SEND from B to A
-    bool a_reads = false;        // READ by A (data from B to A)
-    bool notify_landed = false;  // both ends hear of plain WRITEs landing (WcKind::kLanded)
-    uint16_t sport = 0;          // the queue pairs' UDP source port; 0: a random one of the ephemeral range
+    bool a_sends = true;                     // WRITE and SEND from A to B
+    bool b_sends = false;                    // WRITE and SEND from B to A
+    bool a_reads = false;                    // READ by A (data from B to A)
+    bool notify_landed = false;              // both ends hear of plain WRITEs landing (WcKind::kLanded)
+    uint16_t sport = 0;                      // the queue pairs' UDP source port; 0: a random one of the ephemeral range
+    Transport transport = Transport::kRdma;  // TCP and iWARP carry WRITE and SEND, not READ
   };
+  // The TCP every kernel TCP and iWARP connection uses (before connections that need it).
+  void set_tcp(const TcpParams& p, const TcpCcAlgorithm& cc) {
+    tcp_ = &p;
+    tcp_cc_ = &cc;
+  }
   // Gives every server the `server` section's insides (GPUs, PCIe, NVLink) and limits each NIC's DMA to what PCIe
   // carries between it and host memory. Before connections and workloads; nothing if `p.gpus` is 0.
   // `file`: the scenario, for the error when a NIC's receive buffer is too small for the PFC it then needs.
@@ -165,6 +171,10 @@ class Network {
   std::vector<uint32_t> flow_conn_;  // flow id (setup) -> its connection direction
   mutable std::vector<FlowRecord> gathered_;
   std::array<bool, 8> prio_has_dscp_{};
+  const TcpParams* tcp_ = nullptr;
+  const TcpCcAlgorithm* tcp_cc_ = nullptr;
+  int64_t cpu_cores_ = 32;
+  double cpu_ghz_ = 3;
   size_t route_tables_ = 0;
 };
 

@@ -27,6 +27,7 @@ const Schema<ScenarioParams>& ScenarioParams::schema() {
         .reserved("switch", "see switch.*")
         .reserved("nic", "see nic.*")
         .reserved("server", "what is inside each server (GPUs, PCIe, NVLink), see server.*")
+        .reserved("tcp", "TCP connections (workload transport: tcp or iwarp), see tcp.*")
         .reserved("workload", "a list of traffic generators, see workload[].*")
         .reserved("capture", "packet capture, see capture.*")
         .reserved("routing", "how routes follow fabric events, see routing.*")
@@ -193,6 +194,9 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   const YAML::Node nic = root["nic"];
   sc.nic = NicParams::schema().parse(nic, ctx, "nic");
   sc.cc = parse_cc(nic.IsMap() ? nic["cc"] : YAML::Node(), ctx, "nic.cc");
+  const YAML::Node tcp = root["tcp"];
+  sc.tcp = TcpParams::schema().parse(tcp, ctx, "tcp");
+  sc.tcp_cc = parse_tcp_cc(tcp.IsMap() ? tcp["cc"] : YAML::Node(), ctx, "tcp.cc");
   YAML::Node server = root["server"];
   sc.server_preset = apply_server_preset(server, ctx);
   sc.server = ServerParams::schema().parse(server, ctx, "server");
@@ -268,6 +272,7 @@ void Simulation::build() {
     net_->use_hpcc_ecmp(static_cast<uint16_t>(sc_.routing.ecmp_dport));
   }
   net_->attach_servers(sc_.server, sc_.file);
+  net_->set_tcp(sc_.tcp, *sc_.tcp_cc);
   const ParseCtx ctx{sc_.file};
   WorkloadContext wc{
       static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir, {}, {}, {}, {}, sc_.server.gpus};
@@ -302,6 +307,7 @@ void Simulation::build() {
                            "no DSCP in switch.dscp_map selects priority " + std::to_string(f.priority));
         }
         f.workload = static_cast<uint16_t>(i);
+        uses_tcp_ = uses_tcp_ || f.transport != Transport::kRdma;
         net_->add_flow(f);
       }
       if (w.install) {
@@ -370,6 +376,12 @@ void Simulation::build() {
   }
   resolved_["nic"] = NicParams::schema().dump(sc_.nic);
   resolved_["nic"]["cc"] = sc_.cc->dump();
+  if (uses_tcp_) {
+    resolved_["tcp"] = TcpParams::schema().dump(sc_.tcp);
+    resolved_["tcp"]["cc"] = sc_.tcp_cc->dump();
+    resolved_["tcp"]["cpu_cores"] = sc_.server.cpu_cores;
+    resolved_["tcp"]["cpu_ghz"] = sc_.server.cpu_ghz;
+  }
   if (sc_.server.gpus > 0) {
     resolved_["server"] = ServerParams::schema().dump(sc_.server);
     if (sc_.server_preset) {
@@ -420,6 +432,8 @@ std::vector<ParamDoc> all_params() {
   NicParams::schema().describe("nic", out);
   ServerParams::schema().describe("server", out);
   cc_registry().describe(out);
+  TcpParams::schema().describe("tcp", out);
+  tcp_cc_registry().describe(out);
   workload_registry().describe(out, "workload[].type", "workload");
   RoutingParams::schema().describe("routing", out);
   describe_fabric_events(out);

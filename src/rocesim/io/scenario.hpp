@@ -44,6 +44,8 @@ struct Scenario {
   SwitchParams sw;
   NicParams nic;
   std::unique_ptr<CcAlgorithm> cc;
+  TcpParams tcp;
+  std::unique_ptr<TcpCcAlgorithm> tcp_cc;
   TopologyGraph graph;
   YAML::Node workload_node;
   RoutingParams routing;
@@ -120,6 +122,7 @@ class Simulation {
   std::vector<std::shared_ptr<WorkloadReport>> reports_;
   std::vector<std::string> warnings_;
   nlohmann::json resolved_;
+  bool uses_tcp_ = false;  // some flow runs over TCP or iWARP
 };
 
 }  // namespace rocesim

@@ -17,7 +17,8 @@
 
 namespace rocesim {
 
-enum class PacketKind : uint8_t { kData, kAck, kNak, kCnp, kPfc, kReadRequest };
+// kTcp: a TCP segment (kernel TCP or iWARP's offloaded TCP), data or a pure ACK (payload 0).
+enum class PacketKind : uint8_t { kData, kAck, kNak, kCnp, kPfc, kReadRequest, kTcp };
 
 // One hop of in-band network telemetry (HPCC, Li et al., SIGCOMM 2019, section 4): what the egress port looked
 // like when the packet left it.
@@ -31,15 +32,17 @@ inline constexpr int kMaxIntHops = 5;
 // The INT header on the wire: 2 bytes of hop count and 8 bytes per hop for up to 5 hops (the layout of the
 // HPCC simulator's IntHeader), carried by data packets and echoed by ACKs when the congestion control asks.
 inline constexpr int kIntHeaderBytes = 2 + 8 * kMaxIntHops;
-inline constexpr int kPacketKinds = 6;
+inline constexpr int kPacketKinds = 7;
 
 // The rare or optional parts of a packet, kept out of line so that the common packet fits one cache line:
-// in-band telemetry (data packets and the ACKs echoing it, only when the congestion control uses it) and the
-// PFC class-enable vector and quanta (PFC frames only).
+// in-band telemetry (data packets and the ACKs echoing it, only when the congestion control uses it), the
+// PFC class-enable vector and quanta (PFC frames only), and the SACK blocks of a TCP ACK.
 struct PacketExt {
   uint8_t int_hops = 0;
   uint8_t pfc_enable = 0;  // PFC: which priorities the frame names
+  uint8_t sack_blocks = 0;
   uint16_t pfc_quanta[8] = {};
+  uint32_t sack[2 * wire::kMaxSackBlocks] = {};  // TCP: left and right edge of each block (sequence numbers)
   IntHop telemetry[kMaxIntHops];
 };
 
@@ -50,7 +53,7 @@ struct alignas(64) Packet {
   uint32_t src = 0;    // source host index
   uint32_t dst = 0;    // destination host index
   uint32_t flow = 0;   // flow (queue pair) index
-  uint32_t psn = 0;    // BTH packet sequence number (24 bits on the wire)
+  uint32_t psn = 0;    // BTH packet sequence number (24 bits on the wire); TCP: sequence or acknowledgment number
   uint32_t qpn = 0;    // destination queue pair at the receiving NIC (BTH DestQP)
   uint16_t sport = 0;  // UDP source port: the ECMP entropy of the flow
   uint16_t frame = 0;  // frame bytes (Ethernet header to FCS), what buffers hold
@@ -73,10 +76,12 @@ struct alignas(64) Packet {
   Packet* next = nullptr;    // the packet behind it in the queue that holds it (switch egress queues)
   PacketExt* ext = nullptr;  // telemetry or PFC fields, from PacketPool::ext(); nullptr if none
 
-  static constexpr uint8_t kFlagLast = 1;    // last packet of a message
+  static constexpr uint8_t kFlagLast = 1;    // last packet of a message (TCP: PSH, a message ends in it)
   static constexpr uint8_t kFlagAckReq = 2;  // BTH AckReq
   static constexpr uint8_t kFlagRetx = 4;    // a retransmission
   static constexpr uint8_t kFlagRnr = 8;     // NAK: receiver not ready (AETH syndrome 0x20), not a sequence error
+  static constexpr uint8_t kFlagEce = 16;    // TCP ACK: ECN-Echo (RFC 3168)
+  static constexpr uint8_t kFlagIwarp = 32;  // TCP: an iWARP connection's segment (MPA/DDP/RDMAP inside)
 
   int wire_bytes() const { return wire::on_wire(frame); }
   // The RETH DMA length (the message's bytes) of a WRITE's first packet or a READ request, kept in the fields

@@ -99,6 +99,29 @@ constexpr int data_frame(Verb v, int payload, bool first, bool last) {
   return roce_frame(payload, ext_headers(data_opcode(v, first, last)));
 }
 
+// TCP over Ethernet/IPv4 (RFC 9293), as Linux sends it: a 20-byte header with the timestamps option (RFC 7323:
+// NOP, NOP, 10 bytes) on every segment, and on ACKs of out-of-order data a SACK option (RFC 2018: NOP, NOP, 2 bytes
+// and 8 per block, at most 3 blocks beside timestamps).
+inline constexpr int kTcp = 20;
+inline constexpr int kTcpTimestamps = 12;
+inline constexpr int kMaxSackBlocks = 3;
+constexpr int sack_option(int blocks) { return blocks > 0 ? 4 + 8 * blocks : 0; }
+constexpr int tcp_frame(int payload, int sack_blocks = 0) {
+  const int f = kEth + kIpv4 + kTcp + kTcpTimestamps + sack_option(sack_blocks) + payload + kFcs;
+  return f < kMinFrame ? kMinFrame : f;
+}
+// iWARP (RFC 5040 RDMAP, RFC 5041 DDP, RFC 5044 MPA, markers off as RFC 6581 lets peers agree): each TCP segment
+// carries one FPDU, the MPA length, the tagged DDP and RDMAP control, STag and tagged offset of an RDMA WRITE, the
+// ULPDU padded to 4 bytes, and the MPA CRC32c.
+inline constexpr int kMpaLength = 2;
+inline constexpr int kDdpRdmapTagged = 14;
+inline constexpr int kMpaCrc = 4;
+inline constexpr int kIwarpOverhead = kMpaLength + kDdpRdmapTagged + kMpaCrc;
+constexpr int iwarp_frame(int payload) {
+  return tcp_frame(kMpaLength + kDdpRdmapTagged + payload + pad_bytes(kMpaLength + kDdpRdmapTagged + payload) +
+                   kMpaCrc);
+}
+
 // ECN field values (RFC 3168).
 enum Ecn : uint8_t { kNotEct = 0, kEct1 = 1, kEct0 = 2, kCe = 3 };
 

@@ -43,4 +43,26 @@ bool parse_op(const std::string& s, RdmaOp& op) {
   return true;
 }
 
+const char* to_string(Transport t) {
+  switch (t) {
+    case Transport::kRdma:
+      return "rdma";
+    case Transport::kTcp:
+      return "tcp";
+    case Transport::kIwarp:
+      return "iwarp";
+  }
+  return "rdma";
+}
+
+bool parse_transport(const std::string& s, Transport& t) {
+  for (Transport x : {Transport::kRdma, Transport::kTcp, Transport::kIwarp}) {
+    if (s == to_string(x)) {
+      t = x;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace rocesim

@@ -16,6 +16,12 @@ using RdmaOp = wire::Verb;
 const char* to_string(RdmaOp op);
 bool parse_op(const std::string& s, RdmaOp& op);
 
+// How a flow's data crosses the network: the fabric's RDMA (RoCEv2 queue pairs), the kernel's TCP (its copies
+// and protocol work on the servers' CPUs), or iWARP (RDMA over a TCP the NIC runs itself).
+enum class Transport : uint8_t { kRdma, kTcp, kIwarp };
+const char* to_string(Transport t);
+bool parse_transport(const std::string& s, Transport& t);
+
 // The largest RDMA message (IBTA vol 1, 9.4: a DMA length of up to 2^31 bytes).
 inline constexpr int64_t kMaxMessageBytes = int64_t{1} << 31;
 
@@ -32,6 +38,7 @@ struct FlowSpec {
   int64_t after = -1;     // if >= 0: start when this flow (same requester) finishes, not at `start`
   uint16_t app_port = 0;  // the HPCC flow file's dport, echoed in fct.txt
   uint16_t sport = 0;     // the UDP source port (ECMP entropy) of its queue pair; 0: a random ephemeral port
+  Transport transport = Transport::kRdma;
 };
 
 // A work request (ibv_post_send): one message on a queue pair.

@@ -66,6 +66,9 @@ const Schema<NicParams>& NicParams::schema() {
         .add(&NicParams::cable_length, "cable_length", "7",
              "cable length the receive buffer's PFC headroom allows for (the mlx5 driver's default: 7 m)",
              in_range<int64_t>(0, 100000), "m")
+        .add(&NicParams::post_cpu, "post_cpu", "100ns",
+             "host CPU time of posting one work request (writing the WQE, ringing the doorbell): an assumption of "
+             "the order of an MMIO write; counted in nics.csv cpu_s")
         .reserved("cc", "congestion control, see nic.cc.*");
     return sc;
   }();
@@ -160,19 +163,34 @@ uint32_t Nic::new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn,
   return static_cast<uint32_t>(records_.size() - 1);
 }
 
+uint32_t Nic::add_tcp_send(const TcpSendInit& init) { return tcp_->add_send(init) | kTcpBit; }
+uint32_t Nic::add_tcp_recv(const TcpRecvInit& init) { return tcp_->add_recv(init) | kTcpBit; }
+
 void Nic::post_send(uint32_t send_qpn, const WorkRequest& wr, Time at, uint32_t id) {
+  if (send_qpn & kTcpBit) {
+    const TcpStack::Peer peer = tcp_->peer(send_qpn & ~kTcpBit);
+    const uint32_t rec = new_record(peer.dst, peer.prio, peer.sport, peer.conn, wr, id, at);
+    // A kernel send() is a system call, not a doorbell: no WQE to fetch (its cost is the CPU's).
+    pend(PendingPost{PendingPost::kSend, send_qpn, wr, rec, 0, !peer.offload}, peer.offload ? at + p_.wqe_fetch : at);
+    return;
+  }
+  cnt_.post_cpu += p_.post_cpu;
   const SendQp& q = send_[send_qpn];
   const uint32_t rec = new_record(q.dst, q.prio, q.sport, sq_side_[send_qpn].conn, wr, id, at);
   pend(PendingPost{PendingPost::kSend, send_qpn, wr, rec, 0, false}, at + p_.wqe_fetch);
 }
 
 void Nic::post_read(uint32_t recv_qpn, const WorkRequest& wr, Time at, uint32_t id) {
+  cnt_.post_cpu += p_.post_cpu;
   const RecvQp& r = recv_[recv_qpn];
   const uint32_t rec = new_record(r.src, r.prio, r.sport, r.conn, wr, id, at);
   pend(PendingPost{PendingPost::kRead, recv_qpn, wr, rec, 0, false}, at + p_.wqe_fetch);
 }
 
 void Nic::post_recv(uint32_t recv_qpn, int64_t count, Time at) {
+  if (recv_qpn & kTcpBit) {  // a TCP receiver takes whatever arrives: nothing to post
+    return;
+  }
   pend(PendingPost{PendingPost::kRecv, recv_qpn, WorkRequest{}, kNoRecord, count, false}, at);
 }
 
@@ -208,7 +226,9 @@ void Nic::on_post(uint32_t index) {
   }
   const PendingPost post = pp;
   free_pending_.push_back(index);
-  if (post.kind == PendingPost::kSend) {
+  if (post.qpn & kTcpBit) {
+    tcp_->post(post.qpn & ~kTcpBit, post.wr, post.record);
+  } else if (post.kind == PendingPost::kSend) {
     start_send(post.qpn, post.wr, post.record);
   } else {
     start_read(post.qpn, post.wr, post.record);
@@ -470,6 +490,18 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kEvPost:
       on_post(static_cast<uint32_t>(arg));
       break;
+    case kEvTcpRx:
+      tcp_->on_processed(reinterpret_cast<Packet*>(arg));
+      break;
+    case kEvTcpCopied:
+      tcp_->on_copied(static_cast<uint32_t>(arg));
+      break;
+    case kEvTcpRto:
+      tcp_->on_rto(static_cast<uint32_t>(arg));
+      break;
+    case kEvTcpDelack:
+      tcp_->on_delack(static_cast<uint32_t>(arg));
+      break;
     case kEvWake:
       if (wake_at_ <= sim_.now()) {
         wake_at_ = Time::max();
@@ -622,9 +654,7 @@ void Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t
   }
   c->dscp = prio_to_dscp_[c->priority];
   ++cnt_.ctrl_sent;
-  ctrl_[c->priority].push(c);
-  ctrl_ready_ |= static_cast<uint8_t>(1u << c->priority);
-  try_send();
+  queue_ctrl(c);
 }
 
 // RDMA READ request (IBTA vol 1, 9.4.3): BTH + RETH (with the message's length), no payload, on the data
@@ -726,6 +756,11 @@ void Nic::try_send() {
     wake_after_send();
     return;
   }
+  // TCP segments and queue-pair packets take turns on the port.
+  const bool tcp_first = tcp_ && tcp_turn_;
+  if (tcp_first && send_tcp(paused)) [[unlikely]] {
+    return;
+  }
   if (dma_paced_ && dma_ready_ > now) [[unlikely]] {  // PCIe has not yet fetched the next payload
     wake_by(dma_ready_);
     return;
@@ -760,8 +795,12 @@ void Nic::try_send() {
     }
     ++rr_;
     if (send_data(q, qpn)) {
+      tcp_turn_ = tcp_ != nullptr;
       return;
     }
+  }
+  if (tcp_ && !tcp_first && send_tcp(paused)) [[unlikely]] {
+    return;
   }
   if (earliest < Time::max() && earliest < wake_at_) {
     wake_at_ = earliest;
@@ -831,7 +870,29 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   return true;
 }
 
+bool Nic::send_tcp(uint8_t paused) {
+  Packet* s = tcp_->wants_port() ? tcp_->next_segment(paused) : nullptr;
+  if (!s) {
+    return false;
+  }
+  tcp_turn_ = false;
+  cnt_.tx_bytes += s->frame;
+  busy_until_ = transmit(0, tx_, tx_.tx_time(s->wire_bytes(), link_), s);
+  wake_after_send();
+  return true;
+}
+
+void Nic::queue_ctrl(Packet* c) {
+  ctrl_[c->priority].push(c);
+  ctrl_ready_ |= static_cast<uint8_t>(1u << c->priority);
+  try_send();
+}
+
 void Nic::wake_after_send() {
+  if (tcp_ && tcp_->wants_port()) [[unlikely]] {  // TCP is not paced: it may send when the port is free
+    wake_by(busy_until_);
+    return;
+  }
   if (!ctrl_ready_ && active_.size() <= 1) {
     if (active_.empty()) {
       return;  // nothing to send: a new message, ACK or CNP will call try_send
@@ -895,6 +956,9 @@ void Nic::receive(Packet* p) {
       ++cnt_.ctrl_rcvd;
       on_read_request(p);
       break;
+    case PacketKind::kTcp:
+      tcp_->receive(p);  // the stack keeps a data segment until its core has processed it
+      return;
     case PacketKind::kCnp: {
       ++cnt_.ctrl_rcvd;
       SendQp& q = send_[p->qpn];

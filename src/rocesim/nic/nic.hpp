@@ -11,6 +11,7 @@
 #include "rocesim/net/ring.hpp"
 #include "rocesim/nic/flow.hpp"
 #include "rocesim/nic/rx_buffer.hpp"
+#include "rocesim/nic/tcp.hpp"
 
 namespace rocesim {
 
@@ -30,6 +31,7 @@ struct NicParams {
   std::string dscp_map;       // priority to the DSCP the NIC writes, "auto" to follow the switches' map
   Bytes rx_buffer;            // the receive buffer a slow receiver fills (nic/rx_buffer.hpp)
   int64_t cable_length = 0;   // metres, for the receive buffer's PFC headroom
+  Time post_cpu;              // host CPU time of posting one work request (ibv_post_send)
   static const Schema<NicParams>& schema();
 };
 
@@ -86,6 +88,7 @@ struct NicCounters {
   int64_t resume_sent = 0;     // PFC frames sent that only resume
   int64_t rx_buffer_max = 0;   // deepest receive buffer use seen, frame bytes (only a slow receiver buffers)
   int64_t rx_dropped = 0;      // frames the receive buffer had no room for
+  Time post_cpu;               // host CPU time spent posting RDMA work requests
 };
 
 // Fields of an ACK or NAK beyond the addressing (see Nic::send_ctrl).
@@ -112,7 +115,27 @@ class Nic final : public Node, public CcTimers {
   // (read_responder) that starts when a READ request arrives.
   uint32_t add_send_qp(const SendQpInit& init);
   uint32_t add_recv_qp(const RecvQpInit& init);
-  void set_recv_peer(uint32_t recv_qpn, uint32_t send_qpn) { recv_[recv_qpn].src_qpn = send_qpn; }
+  void set_recv_peer(uint32_t recv_qpn, uint32_t send_qpn) {
+    if (recv_qpn & kTcpBit) {
+      tcp_->set_recv_peer(recv_qpn & ~kTcpBit, send_qpn & ~kTcpBit);
+    } else {
+      recv_[recv_qpn].src_qpn = send_qpn;
+    }
+  }
+  // TCP connections (kernel TCP on `cpu`, or iWARP when offloaded), beside the queue pairs: their halves are
+  // numbered with kTcpBit set, and post_send, delivered and set_recv_peer take them like a queue pair's.
+  static constexpr uint32_t kTcpBit = 1u << 31;
+  void enable_tcp(const TcpParams& p, const TcpCcAlgorithm& cc, HostCpu* cpu) {
+    if (!tcp_) {
+      tcp_ = std::make_unique<TcpStack>(*this, p, cc, cpu);
+    }
+  }
+  bool has_tcp() const { return tcp_ != nullptr; }
+  uint32_t add_tcp_send(const TcpSendInit& init);
+  uint32_t add_tcp_recv(const TcpRecvInit& init);
+  const TcpStack* tcp() const { return tcp_.get(); }
+  // Host CPU time this NIC's traffic used: posting RDMA work requests, and kernel TCP's copies and protocol work.
+  Time cpu_time() const { return cnt_.post_cpu + (tcp_ ? tcp_->counters().cpu : Time()); }
 
   // Work requests. A post names the time the application rings the doorbell (now or later); the message's
   // record is this NIC's (see records()). `id`: the record's flow id if known now (setup), else kUnnumbered.
@@ -128,7 +151,9 @@ class Nic final : public Node, public CcTimers {
   // The messages this NIC requested, in posting order.
   const std::vector<FlowRecord>& records() const { return records_; }
   // What the receive half has taken in order, in payload bytes (for records and time series).
-  int64_t delivered(uint32_t recv_qpn) const { return recv_[recv_qpn].delivered; }
+  int64_t delivered(uint32_t recv_qpn) const {
+    return recv_qpn & kTcpBit ? tcp_->delivered(recv_qpn & ~kTcpBit) : recv_[recv_qpn].delivered;
+  }
   // Retransmissions and CNPs of a READ responder's send half (the requester holds the record).
   std::pair<int64_t, int64_t> responder_counters(uint32_t send_qpn) const {
     return {sq_side_[send_qpn].retransmits, sq_side_[send_qpn].cnps};
@@ -156,8 +181,11 @@ class Nic final : public Node, public CcTimers {
   void arm(CongestionControl* cc, Time at, uint32_t id) override;
 
  private:
+  friend class TcpStack;
   // kEvPost: a pending_ slot; kEvWake: none; kEvRto: a send QP; kEvCcTimer: CcTimerArg; kEvReadRto: a READ
   // requester's receive QP; kEvCqe: none (the oldest completion in cq_).
+  // kEvTcpRx: a received TCP segment (Packet*) its core has processed; kEvTcpCopied, kEvTcpRto: a TCP send half;
+  // kEvTcpDelack: a TCP receive half.
   // kEvStorm: none (the next XOFF of a pause storm). kEvSlowRx: the drain rate from now, in bits per second (0:
   // no limit). kEvRxDrain: none (the receive buffer's head frame is in memory). kEvRxRefresh: the XOFF's number.
   enum : uint32_t {
@@ -171,6 +199,10 @@ class Nic final : public Node, public CcTimers {
     kEvSlowRx,
     kEvRxDrain,
     kEvRxRefresh,
+    kEvTcpRx,
+    kEvTcpCopied,
+    kEvTcpRto,
+    kEvTcpDelack,
     kEvLast
   };
   // A congestion-control timer: the send QP and the algorithm's timer id.
@@ -304,6 +336,10 @@ class Nic final : public Node, public CcTimers {
   void on_event(uint32_t kind, uint64_t arg) override;
 
   void try_send();
+  // Puts a TCP segment from the stack on the port, if it has one ready.
+  bool send_tcp(uint8_t paused);
+  // Queues a control packet on its priority (ahead of data) and tries to send.
+  void queue_ctrl(Packet* c);
   // A PFC frame for the priorities in pfc_pending_ (XOFF for those a storm or the receive buffer pauses, else
   // XON), on a free port.
   void send_pause();
@@ -414,6 +450,8 @@ class Nic final : public Node, public CcTimers {
   CompletionSink* sink_ = nullptr;
   std::vector<std::pair<uint32_t, uint32_t>> drops_;
   int64_t injected_ = 0;
+  std::unique_ptr<TcpStack> tcp_;  // TCP connections, if any
+  bool tcp_turn_ = false;          // the port's next data turn is TCP's (it alternates with the queue pairs)
 };
 
 }  // namespace rocesim

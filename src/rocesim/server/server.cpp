@@ -70,7 +70,11 @@ const Schema<ServerParams>& ServerParams::schema() {
              "with a copy at each end")
         .add(&ServerParams::memcpy_latency, "memcpy_latency", "7.5us",
              "fixed cost of a staging copy (cudaMemcpy) between GPU and host memory, the CPU busy throughout",
-             at_least(Time()));
+             at_least(Time()))
+        .add(&ServerParams::cpu_cores, "cpu_cores", "32",
+             "CPU cores that run the kernel's TCP; each connection stays on one (receive-side scaling)",
+             in_range<int64_t>(1, 4096), "cores")
+        .add(&ServerParams::cpu_ghz, "cpu_ghz", "3", "clock of those cores", in_range(0.1, 10.0), "GHz");
     return sc;
   }();
   return s;

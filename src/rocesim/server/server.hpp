@@ -24,7 +24,9 @@ struct ServerParams {
   Rate host_memory;  // the host's memory bandwidth, both directions together
   Rate gpu_reduce;   // bytes a GPU reduces per second (reads two operands, writes the result)
   bool gpudirect = true;
-  Time memcpy_latency;  // fixed cost of each staging copy (cudaMemcpy) between GPU and host memory
+  Time memcpy_latency;    // fixed cost of each staging copy (cudaMemcpy) between GPU and host memory
+  int64_t cpu_cores = 0;  // the cores and clock kernel TCP runs on (server/cpu.hpp)
+  double cpu_ghz = 0;
   static const Schema<ServerParams>& schema();
 };
 

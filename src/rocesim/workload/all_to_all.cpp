@@ -15,6 +15,7 @@ struct AllToAllParams {
     static const Schema<AllToAllParams> s = [] {
       Schema<AllToAllParams> sc("all-to-all workload", "every host to every other");
       sc.reserved("type", "all-to-all")
+          .reserved("transport", kTransportDoc)
           .add(&AllToAllParams::size, "size", "1MB", "bytes each host sends to each other host", at_least(Bytes(1)))
           .add(&AllToAllParams::hosts, "hosts", "[]", "hosts taking part (all if empty)", {}, "host")
           .add(&AllToAllParams::priority, "priority", "3", "priority of the flows", in_range<int64_t>(0, 7), "priority")

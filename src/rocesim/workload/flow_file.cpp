@@ -20,6 +20,7 @@ struct FlowFileParams {
     static const Schema<FlowFileParams> s =
         Schema<FlowFileParams>("flows workload", "flows from a CSV file")
             .reserved("type", "flows")
+            .reserved("transport", kTransportDoc)
             .add(&FlowFileParams::path, "path", "flows.csv",
                  "CSV file (src,dst,size,start,priority,operation; src and dst are endpoint indices or NIC "
                  "names), relative to the scenario");

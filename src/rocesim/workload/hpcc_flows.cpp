@@ -18,6 +18,7 @@ struct HpccFlowParams {
     static const Schema<HpccFlowParams> s =
         Schema<HpccFlowParams>("hpcc-flows workload", "a flow file in the HPCC ns-3 simulator's format")
             .reserved("type", "hpcc-flows")
+            .reserved("transport", kTransportDoc)
             .add(&HpccFlowParams::path, "path", "flow.txt", "the file, relative to the scenario file");
     return s;
   }

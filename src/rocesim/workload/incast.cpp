@@ -18,6 +18,7 @@ struct IncastParams {
     static const Schema<IncastParams> s = [] {
       Schema<IncastParams> sc("incast workload", "N senders to one receiver");
       sc.reserved("type", "incast")
+          .reserved("transport", kTransportDoc)
           .add(&IncastParams::receiver, "receiver", "0", "receiving host", at_least<int64_t>(0), "host")
           .add(&IncastParams::senders, "senders", "8",
                "number of sending hosts (drawn at random), or the list of them (endpoint indices)", nullptr, "hosts")

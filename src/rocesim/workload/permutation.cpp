@@ -13,6 +13,7 @@ struct PermutationParams {
     static const Schema<PermutationParams> s = [] {
       Schema<PermutationParams> sc("permutation workload", "every host to one other");
       sc.reserved("type", "permutation")
+          .reserved("transport", kTransportDoc)
           .add(&PermutationParams::size, "size", "2MB", "bytes each host writes", at_least(Bytes(1)))
           .add(&PermutationParams::priority, "priority", "3", "priority of the flows", in_range<int64_t>(0, 7),
                "priority")

@@ -21,6 +21,7 @@ struct PoissonParams {
     static const Schema<PoissonParams> s = [] {
       Schema<PoissonParams> sc("poisson workload", "Poisson arrivals, sizes from a flow-size distribution");
       sc.reserved("type", "poisson")
+          .reserved("transport", kTransportDoc)
           .add(&PoissonParams::cdf, "cdf", "websearch",
                "websearch, fb_hadoop, alistorage2019, googlerpc2008, or a file of 'size_bytes cdf_percent' lines")
           .add(&PoissonParams::load, "load", "0.5", "offered load per host, as a fraction of its link rate",

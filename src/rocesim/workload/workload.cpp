@@ -15,8 +15,36 @@ const Registry<WorkloadGenerator>& workload_registry() {
 WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                 const WorkloadContext& wc, Rng& rng) {
   const WorkloadEntry& e = workload_registry().select(n, ctx, path);
+  // `transport` is every flow workload's (their schemas reserve it): read here.
+  Transport transport = Transport::kRdma;
+  if (n.IsMap() && n["transport"]) {
+    const std::string t = read_value<std::string>(n["transport"], ctx, path + ".transport");
+    if (!parse_transport(t, transport)) {
+      const std::string sug = did_you_mean(t, {"rdma", "tcp", "iwarp"});
+      throw InputError(
+          ctx.file, line_of(n["transport"]), path + ".transport",
+          "unknown transport '" + t + "' (rdma, tcp, iwarp)" + (sug.empty() ? "" : "; did you mean '" + sug + "'?"));
+    }
+  }
   WorkloadFlows out = e.make(n, ctx, path, wc, rng);
   out.resolved["type"] = e.name;
+  if (transport != Transport::kRdma) {
+    if (out.install) {
+      throw InputError(ctx.file, line_of(n["transport"]), path + ".transport",
+                       "workload type " + e.name +
+                           " runs RDMA applications; transport applies to flow workloads "
+                           "(poisson, incast, permutation, all-to-all, flows, hpcc-flows)");
+    }
+    for (FlowSpec& f : out.flows) {
+      if (f.op == RdmaOp::kRead) {
+        throw InputError(ctx.file, line_of(n["transport"]), path + ".transport",
+                         std::string("a READ flow needs RDMA; over ") + to_string(transport) +
+                             " data goes from src to dst (use operation write)");
+      }
+      f.transport = transport;
+    }
+    out.resolved["transport"] = to_string(transport);
+  }
   return out;
 }
 

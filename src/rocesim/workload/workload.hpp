@@ -57,6 +57,11 @@ using WorkloadGenerator = std::function<WorkloadFlows(const YAML::Node& n, const
                                                       const WorkloadContext& wc, Rng& rng)>;
 using WorkloadEntry = Registered<WorkloadGenerator>;
 
+// The `transport` key of every flow workload (read by generate_workload; each such workload's schema reserves it).
+inline constexpr const char* kTransportDoc =
+    "how the flows' data crosses the network: rdma (the fabric's RoCEv2 queue pairs), tcp (the kernel's TCP, see "
+    "tcp.*), iwarp (RDMA over a TCP the NIC runs)";
+
 const Registry<WorkloadGenerator>& workload_registry();
 WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                 const WorkloadContext& wc, Rng& rng);

@@ -1,0 +1,673 @@
+#include "rocesim/nic/tcp.hpp"
+
+#include <algorithm>
+
+#include "rocesim/nic/nic.hpp"
+
+namespace rocesim {
+
+const Schema<TcpParams>& TcpParams::schema() {
+  static const Schema<TcpParams> s = [] {
+    Schema<TcpParams> sc("tcp", "TCP connections: the kernel's (transport: tcp) and iWARP's offloaded one");
+    sc.add(&TcpParams::mss, "mss", "1448",
+           "payload bytes per segment (1500-byte IP MTU less IPv4, TCP and timestamps; 8948 with 9000-byte jumbo "
+           "frames). iWARP segments carry 20 bytes of MPA, DDP and RDMAP of it",
+           in_range<int64_t>(256, 9000), "bytes")
+        .add(&TcpParams::init_cwnd, "init_cwnd", "10", "initial window (RFC 6928; Linux TCP_INIT_CWND)",
+             in_range<int64_t>(1, 1000), "segments")
+        .add(&TcpParams::rto_min, "rto_min", "200ms", "least retransmission timeout (Linux TCP_RTO_MIN)",
+             at_least(Time::us(1)))
+        .add(&TcpParams::rto_initial, "rto_initial", "1s", "timeout before the first round-trip sample (RFC 6298 2.1)",
+             at_least(Time::us(1)))
+        .add(&TcpParams::rto_max, "rto_max", "120s", "largest backed-off timeout (Linux TCP_RTO_MAX)",
+             at_least(Time::us(1)))
+        .add(&TcpParams::delack, "delack", "40ms",
+             "a lone segment's ACK waits at most this long (Linux TCP_DELACK_MIN; RFC 1122 allows 500 ms)",
+             at_least(Time::ns(1)))
+        .add(&TcpParams::ack_every, "ack_every", "2",
+             "the receiver acknowledges every this many segments (RFC 5681 4.2)", in_range<int64_t>(1, 64), "segments")
+        .add(&TcpParams::rcvbuf, "rcvbuf", "6291456B",
+             "receive buffer: bytes in flight never exceed it (Linux net.ipv4.tcp_rmem maximum)", at_least(Bytes(1)))
+        .add(
+            &TcpParams::sndbuf, "sndbuf", "4194304B",
+            "send buffer: the sender copies at most this far ahead of what is acknowledged (net.ipv4.tcp_wmem maximum)",
+            at_least(Bytes(1)))
+        .add(&TcpParams::ecn, "ecn", "auto",
+             "segments ECN-capable: auto (when tcp.cc needs marks: dctcp), on, off; the receiver echoes each "
+             "segment's mark (RFC 8257 3.2)",
+             one_of({"auto", "on", "off"}))
+        .add(&TcpParams::tx_cycles_per_byte, "tx_cycles_per_byte", "0.34",
+             "sender cycles per byte (copy from the application, TCP/IP): 42.2 Gb/s at 59.8 % of a 3 GHz core with "
+             "every offload (Cai et al., SIGCOMM 2021, artifact's example)",
+             in_range(0.0, 1e6), "cycles")
+        .add(&TcpParams::tx_cycles_per_frame, "tx_cycles_per_frame", "0",
+             "sender cycles per MTU frame (0: TSO, the NIC cuts frames; without TSO set it as rx_cycles_per_frame)",
+             in_range(0.0, 1e9), "cycles")
+        .add(&TcpParams::rx_cycles_per_byte, "rx_cycles_per_byte", "0.37",
+             "receiver cycles per byte (the copy to the application is over half of them); with rx_cycles_per_frame "
+             "it fits Cai et al.'s one-core receivers at 3 GHz: 42.2 Gb/s with 9000-byte frames, 15 Gb/s with 1500 "
+             "(TSO/GRO on both)",
+             in_range(0.0, 1e6), "cycles")
+        .add(&TcpParams::rx_cycles_per_frame, "rx_cycles_per_frame", "1785",
+             "receiver cycles per frame (driver, GRO, TCP/IP, socket); about 6700 without GRO (4.8 Gb/s per core, "
+             "Cai et al.)",
+             in_range(0.0, 1e9), "cycles")
+        .add(&TcpParams::call_cycles, "call_cycles", "5000",
+             "cycles of a send() or of the recv() that returns a message, wake-up included (an assumption, "
+             "about 1.7 us at 3 GHz: measure yours with netperf TCP_RR)",
+             in_range(0.0, 1e9), "cycles")
+        .add(&TcpParams::batch, "batch", "65536B", "bytes a sending core copies and hands to the NIC at once (TSO)",
+             at_least(Bytes(1)))
+        .reserved("cc", "congestion control, see tcp.cc.*")
+        .validate([](const TcpParams& p) -> std::optional<std::pair<std::string, std::string>> {
+          if (p.rto_max < p.rto_min) {
+            return std::make_pair("rto_max", "must be at least rto_min");
+          }
+          return std::nullopt;
+        });
+    return sc;
+  }();
+  return s;
+}
+
+struct TcpStack::Send {
+  uint32_t dst = 0, dst_conn = 0;
+  uint8_t prio = 0, dscp = 0;
+  uint16_t sport = 0;
+  bool offload = false;
+  bool active = false;
+  bool copying = false;
+  bool rtt_seen = false;
+  bool cwnd_limited = false;
+  State state = State::kOpen;
+  uint32_t core = 0, owner = 0, handle = 0, conn = 0;
+  int64_t seg_payload = 0;  // payload bytes per full segment
+  int64_t posted = 0;       // stream bytes posted
+  int64_t ready = 0;        // in the socket buffer (copied), may be sent
+  int64_t copy_end = 0;     // the copy under way ends here
+  int64_t una = 0, nxt = 0;
+  int64_t recover = 0;    // recovery ends when una reaches it (RFC 6582 "recover")
+  int64_t cwr_end = 0;    // one ECN reaction per window: until una reaches it
+  std::vector<Seg> segs;  // sent and not cumulatively acknowledged, from `head`
+  size_t head = 0;
+  int64_t sacked = 0;                      // bytes SACKed above una
+  int64_t lost = 0;                        // bytes marked lost and not yet sent again
+  std::array<int64_t, 3> top{-1, -1, -1};  // indices into segs of the three highest SACKed segments, highest first
+  size_t lost_scan = 0;                    // segments below it were checked for loss
+  size_t retx_scan = 0;                    // no segment below it waits for retransmission
+  std::vector<size_t> retx_out;            // retransmitted segments not yet delivered (indices into segs)
+  Time rack_xmit;                          // the latest transmission among the segments delivered so far
+  TcpWindow w;
+  std::unique_ptr<TcpCongestion> cc;
+  Time srtt, rttvar, rto;
+  Time rto_deadline;          // the timeout, unless an ACK advances first
+  Time rto_at = Time::max();  // when the timer's event is due (none: max)
+  std::vector<Msg> msgs;
+  size_t msg_head = 0;  // the oldest message not yet acknowledged
+};
+
+struct TcpStack::Recv {
+  uint32_t src = 0, src_conn = 0;
+  uint8_t prio = 0;
+  uint16_t sport = 0;
+  bool offload = false;
+  bool ce = false;  // the CE state of the last segment (RFC 8257 3.2)
+  bool delack_armed = false;
+  uint32_t core = 0;
+  int64_t rcv_nxt = 0;
+  std::vector<std::pair<int64_t, int64_t>> ooo;  // out-of-order blocks above rcv_nxt, sorted
+  int64_t last_left = -1;                        // left edge of the block that changed last (the first SACK block)
+  int64_t unacked = 0;                           // segments since the last ACK
+  Time ts_echo;                                  // TSval of the segment an ACK answers (TSecr)
+  Time delack_deadline;
+  int64_t delivered = 0;
+};
+
+namespace {
+// The 64-bit sequence number nearest `ref` whose low 32 bits are `wire`.
+int64_t unwrap(uint32_t wire, int64_t ref) { return ref + static_cast<int32_t>(wire - static_cast<uint32_t>(ref)); }
+}  // namespace
+
+TcpStack::TcpStack(Nic& nic, const TcpParams& p, const TcpCcAlgorithm& cc, HostCpu* cpu)
+    : nic_(nic), p_(p), cc_(cc), cpu_(cpu) {
+  ecn_ = p.ecn == "on" || (p.ecn == "auto" && cc.wants_ecn());
+}
+TcpStack::~TcpStack() = default;
+
+uint32_t TcpStack::add_send(const TcpSendInit& init) {
+  Send s;
+  s.dst = init.peer;
+  s.dst_conn = init.peer_conn;
+  s.prio = static_cast<uint8_t>(init.priority);
+  s.dscp = nic_.prio_to_dscp_[s.prio];
+  s.sport = init.sport;
+  s.offload = init.offload;
+  s.core = init.conn;
+  s.owner = init.owner;
+  s.handle = init.handle;
+  s.conn = init.conn;
+  s.seg_payload = init.offload ? p_.mss - wire::kIwarpOverhead : p_.mss;
+  s.w.mss = static_cast<double>(s.seg_payload);
+  s.w.cwnd = s.w.mss * static_cast<double>(p_.init_cwnd);
+  s.w.ssthresh = 1e18;
+  s.cc = cc_.make();
+  s.rto = p_.rto_initial;
+  send_.push_back(std::move(s));
+  return static_cast<uint32_t>(send_.size() - 1);
+}
+
+uint32_t TcpStack::add_recv(const TcpRecvInit& init) {
+  Recv r;
+  r.src = init.peer;
+  r.prio = static_cast<uint8_t>(init.priority);
+  r.sport = init.sport;
+  r.offload = init.offload;
+  r.core = init.conn;
+  recv_.push_back(std::move(r));
+  return static_cast<uint32_t>(recv_.size() - 1);
+}
+
+void TcpStack::set_recv_peer(uint32_t recv, uint32_t send) { recv_[recv].src_conn = send; }
+
+TcpStack::Peer TcpStack::peer(uint32_t id) const {
+  const Send& s = send_[id];
+  return Peer{s.dst, s.prio, s.sport, s.conn, s.offload};
+}
+
+void TcpStack::post(uint32_t id, const WorkRequest& wr, uint32_t record) {
+  Send& s = send_[id];
+  FlowRecord& rec = nic_.records_[record];
+  rec.offset = s.posted;
+  s.posted += wr.size.count();
+  Msg m;
+  m.end = s.posted;
+  m.size = wr.size.count();
+  m.record = record;
+  m.flow = rec.id != Nic::kUnnumbered ? rec.id : record;
+  m.op = wr.op;
+  m.signaled = wr.signaled;
+  m.wr_id = wr.wr_id;
+  s.msgs.push_back(m);
+  if (kernel(s.offload)) {  // the send() call itself
+    const Time d = cpu_->duration(p_.call_cycles);
+    cnt_.cpu += d;
+    cpu_->run(s.core, p_.call_cycles, nic_.sim_.now());
+  }
+  activate(s, id);
+  refill(s, id);
+  nic_.try_send();
+}
+
+void TcpStack::activate(Send& s, uint32_t id) {
+  if (!s.active) {
+    s.active = true;
+    active_.push_back(id);
+  }
+}
+
+// A kernel sender's core copies the next batch into the socket buffer (then on_copied); an offloading NIC reads
+// the data itself as it sends.
+void TcpStack::refill(Send& s, uint32_t id) {
+  if (!kernel(s.offload)) {
+    s.ready = s.posted;
+    return;
+  }
+  const int64_t limit = s.una + p_.sndbuf.count();
+  if (s.copying || s.ready >= s.posted || s.ready >= limit) {
+    return;
+  }
+  // Whole segments per batch, so that only the stream's end makes a short one.
+  const int64_t batch = std::max(s.seg_payload, p_.batch.count() / s.seg_payload * s.seg_payload);
+  const int64_t len = std::min({batch, s.posted - s.ready, limit - s.ready});
+  const int64_t frames = (len + s.seg_payload - 1) / s.seg_payload;
+  const double cycles =
+      p_.tx_cycles_per_byte * static_cast<double>(len) + p_.tx_cycles_per_frame * static_cast<double>(frames);
+  cnt_.cpu += cpu_->duration(cycles);
+  const Time done = cpu_->run(s.core, cycles, nic_.sim_.now());
+  s.copying = true;
+  s.copy_end = s.ready + len;
+  nic_.sim_.at(done, &nic_, Nic::kEvTcpCopied, id);
+}
+
+void TcpStack::on_copied(uint32_t id) {
+  Send& s = send_[id];
+  s.copying = false;
+  s.ready = s.copy_end;
+  refill(s, id);
+  nic_.try_send();
+}
+
+int64_t TcpStack::pipe(const Send& s) const { return s.nxt - s.una - s.sacked - s.lost; }
+
+Packet* TcpStack::next_segment(uint8_t paused) {
+  for (size_t tries = 0; tries < active_.size();) {
+    if (rr_ >= active_.size()) {
+      rr_ = 0;
+    }
+    const uint32_t id = active_[rr_];
+    Send& s = send_[id];
+    if (s.una >= s.posted) {  // everything acknowledged: leave the list until the next post
+      s.active = false;
+      active_[rr_] = active_.back();
+      active_.pop_back();
+      continue;
+    }
+    ++tries;
+    ++rr_;
+    if (paused & (1u << s.prio)) {
+      continue;
+    }
+    if (Packet* p = next_of(s, id)) {
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+// RFC 6675 NextSeg(), with cwnd - pipe >= 1 SMSS: a lost segment first, else new data within the receive window.
+Packet* TcpStack::next_of(Send& s, uint32_t id) {
+  const int64_t in_pipe = pipe(s);
+  const bool can_more = s.lost > 0 || s.nxt < s.ready;
+  if (static_cast<double>(in_pipe + s.seg_payload) > s.w.cwnd && in_pipe > 0) {
+    s.cwnd_limited = s.cwnd_limited || can_more;
+    return nullptr;
+  }
+  if (s.lost > 0) {
+    for (size_t j = std::max(s.retx_scan, s.head); j < s.segs.size(); ++j) {
+      Seg& g = s.segs[j];
+      if ((g.flags & (kLost | kRetx | kSacked)) == kLost) {
+        g.flags |= kRetx;
+        s.lost -= g.len;
+        s.retx_scan = j + 1;
+        s.retx_out.push_back(j);
+        return segment(s, g, true);
+      }
+    }
+    s.retx_scan = s.segs.size();
+  }
+  if (s.nxt >= s.ready) {
+    return nullptr;
+  }
+  const int64_t len = std::min(s.seg_payload, s.ready - s.nxt);
+  if (s.nxt + len - s.una > p_.rcvbuf.count()) {  // the receiver's window is full
+    return nullptr;
+  }
+  s.segs.push_back(Seg{s.nxt, static_cast<int32_t>(len), 0, Time()});
+  s.nxt += len;
+  if (static_cast<double>(in_pipe + 2 * s.seg_payload) > s.w.cwnd) {
+    s.cwnd_limited = true;
+  }
+  Packet* p = segment(s, s.segs.back(), false);
+  if (s.rto_at == Time::max()) {  // RFC 6298 5.1: the timer runs while data is outstanding
+    s.rto_deadline = nic_.sim_.now() + s.rto;
+    arm_rto(s, id);
+  }
+  return p;
+}
+
+Packet* TcpStack::segment(Send& s, Seg& g, bool retx) {
+  const Time now = nic_.sim_.now();
+  // The message the segment starts in (its flow id and record), and whether one ends in it (PSH).
+  const auto it = std::upper_bound(s.msgs.begin() + static_cast<std::ptrdiff_t>(s.msg_head), s.msgs.end(), g.seq,
+                                   [](int64_t seq, const Msg& m) { return seq < m.end; });
+  const Msg& m = it != s.msgs.end() ? *it : s.msgs.back();
+  Packet* p = nic_.pool_.acquire(PacketKind::kTcp);
+  p->src = nic_.host_;
+  p->dst = s.dst;
+  p->qpn = s.dst_conn;
+  p->flow = m.flow;
+  p->psn = static_cast<uint32_t>(g.seq);
+  p->sport = s.sport;
+  p->payload = static_cast<uint16_t>(g.len);
+  p->frame = static_cast<uint16_t>(s.offload ? wire::iwarp_frame(g.len) : wire::tcp_frame(g.len));
+  p->priority = s.prio;
+  p->dscp = s.dscp;
+  p->ecn = ecn_ ? wire::kEct0 : wire::kNotEct;
+  p->sent = now;
+  g.sent = now;
+  p->flags = static_cast<uint8_t>((m.end <= g.seq + g.len ? Packet::kFlagLast : 0) | (retx ? Packet::kFlagRetx : 0) |
+                                  (s.offload ? Packet::kFlagIwarp : 0));
+  ++cnt_.segments_sent;
+  if (retx) {
+    ++cnt_.retransmits;
+    ++nic_.records_[m.record].retransmits;
+  }
+  return p;
+}
+
+// The timer event stays where it is when the deadline moves later (on_rto then sets a new one); a deadline
+// earlier than the event gets an event of its own, and the later one is ignored.
+void TcpStack::arm_rto(Send& s, uint32_t id) {
+  if (s.rto_at == Time::max() || s.rto_deadline < s.rto_at) {
+    s.rto_at = s.rto_deadline;
+    nic_.sim_.at(s.rto_at, &nic_, Nic::kEvTcpRto, id);
+  }
+}
+
+// RFC 6298 2.2-2.4 (with the timestamps of every ACK as samples, RFC 7323 4.1).
+void TcpStack::update_rtt(Send& s, Time sample) {
+  if (!s.rtt_seen) {
+    s.rtt_seen = true;
+    s.srtt = sample;
+    s.rttvar = sample / 2;
+  } else {
+    const Time err = s.srtt > sample ? s.srtt - sample : sample - s.srtt;
+    s.rttvar = Time::ps((3 * s.rttvar.ps() + err.ps()) / 4);
+    s.srtt = Time::ps((7 * s.srtt.ps() + sample.ps()) / 8);
+  }
+  s.rto = std::clamp(s.srtt + std::max(Time::ns(1), s.rttvar * 4), p_.rto_min, p_.rto_max);
+}
+
+// RFC 6298 5.4-5.7: resend from the oldest unacknowledged segment, every unSACKed one now counting as lost, with
+// the timeout doubled.
+void TcpStack::on_rto(uint32_t id) {
+  Send& s = send_[id];
+  const Time now = nic_.sim_.now();
+  if (now != s.rto_at) {  // superseded by an earlier deadline
+    return;
+  }
+  s.rto_at = Time::max();
+  if (s.una >= s.nxt) {
+    return;
+  }
+  if (now < s.rto_deadline) {
+    arm_rto(s, id);
+    return;
+  }
+  ++cnt_.timeouts;
+  ++nic_.records_[s.msgs[s.msg_head].record].timeouts;
+  s.cc->on_rto(s.w, static_cast<double>(s.nxt - s.una), now);
+  s.lost = 0;
+  for (size_t j = s.head; j < s.segs.size(); ++j) {
+    Seg& g = s.segs[j];
+    g.flags &= static_cast<uint8_t>(~kRetx);
+    if (!(g.flags & kSacked)) {
+      g.flags |= kLost;
+      s.lost += g.len;
+    }
+  }
+  s.lost_scan = s.segs.size();
+  s.retx_scan = s.head;
+  s.retx_out.clear();
+  s.state = State::kLoss;
+  s.recover = s.nxt;
+  s.rto = std::min(s.rto * 2, p_.rto_max);
+  s.rto_deadline = now + s.rto;
+  arm_rto(s, id);
+  nic_.try_send();
+}
+
+void TcpStack::mark_sacked(Send& s, int64_t left, int64_t right) {
+  // Segments are in sequence order: find the first that starts at or after `left`.
+  auto it = std::lower_bound(s.segs.begin() + static_cast<std::ptrdiff_t>(s.head), s.segs.end(), left,
+                             [](const Seg& g, int64_t v) { return g.seq < v; });
+  for (; it != s.segs.end() && it->seq + it->len <= right; ++it) {
+    if (it->flags & kSacked) {
+      continue;
+    }
+    if ((it->flags & (kLost | kRetx)) == kLost) {
+      s.lost -= it->len;
+    }
+    it->flags |= kSacked;
+    s.sacked += it->len;
+    s.rack_xmit = std::max(s.rack_xmit, it->sent);
+    const auto i = static_cast<int64_t>(it - s.segs.begin());
+    if (i > s.top[2]) {
+      s.top[2] = i;
+      std::sort(s.top.begin(), s.top.end(), std::greater<>());
+    }
+  }
+}
+
+// RFC 6675 IsLost(): a segment with three SACKed segments above it is lost.
+void TcpStack::mark_lost(Send& s) {
+  if (s.top[2] < 0) {
+    return;
+  }
+  const auto limit = static_cast<size_t>(s.top[2]);
+  for (size_t j = std::max(s.lost_scan, s.head); j < limit; ++j) {
+    Seg& g = s.segs[j];
+    if (!(g.flags & (kSacked | kLost))) {
+      g.flags |= kLost;
+      s.lost += g.len;
+      s.retx_scan = std::min(s.retx_scan, j);
+    }
+  }
+  s.lost_scan = std::max(s.lost_scan, limit);
+}
+
+// RFC 8985 6.2 for retransmissions: one is lost when a segment sent more than reo_wnd after it was delivered.
+void TcpStack::mark_lost_retransmissions(Send& s) {
+  const Time reo = s.srtt / 4;
+  std::erase_if(s.retx_out, [&](size_t j) {
+    if (j < s.head) {
+      return true;  // acknowledged
+    }
+    Seg& g = s.segs[j];
+    if (g.flags & kSacked) {
+      return true;
+    }
+    if (g.sent + reo < s.rack_xmit) {
+      g.flags &= static_cast<uint8_t>(~kRetx);
+      s.lost += g.len;
+      s.retx_scan = std::min(s.retx_scan, j);
+      return true;
+    }
+    return false;
+  });
+}
+
+void TcpStack::complete_messages(Send& s) {
+  while (s.msg_head < s.msgs.size() && s.msgs[s.msg_head].end <= s.una) {
+    const Msg& m = s.msgs[s.msg_head++];
+    FlowRecord& rec = nic_.records_[m.record];
+    rec.end = nic_.sim_.now();
+    rec.done = true;
+    if (m.signaled) {
+      nic_.complete(s.owner, Completion{m.wr_id, s.handle, WcKind::kSend, WcStatus::kSuccess, m.op, m.size, rec.end});
+    }
+    nic_.sim_.release();
+  }
+}
+
+void TcpStack::on_ack(Packet* p) {
+  const uint32_t id = p->qpn;
+  Send& s = send_[id];
+  const Time now = nic_.sim_.now();
+  const int64_t ack = unwrap(p->psn, s.una);
+  if (ack < s.una || ack > s.nxt) {  // an old ACK overtaken by a newer one
+    return;
+  }
+  const int blocks = p->ext ? p->ext->sack_blocks : 0;
+  if (ack > s.una || blocks > 0) {
+    update_rtt(s, now - p->sent);
+  }
+  for (int b = 0; b < blocks; ++b) {
+    mark_sacked(s, unwrap(p->ext->sack[2 * b], s.una), unwrap(p->ext->sack[2 * b + 1], s.una));
+  }
+  const int64_t newly = ack - s.una;
+  if (newly > 0) {
+    while (s.head < s.segs.size() && s.segs[s.head].seq + s.segs[s.head].len <= ack) {
+      const Seg& g = s.segs[s.head++];
+      s.rack_xmit = std::max(s.rack_xmit, g.sent);
+      if (g.flags & kSacked) {
+        s.sacked -= g.len;
+      } else if ((g.flags & (kLost | kRetx)) == kLost) {
+        s.lost -= g.len;
+      }
+    }
+    s.una = ack;
+    s.rto_deadline = now + s.rto;  // RFC 6298 5.3
+    if (s.una < s.nxt) {
+      arm_rto(s, id);
+    }
+    if (s.head > 1024 && 2 * s.head > s.segs.size()) {
+      s.segs.erase(s.segs.begin(), s.segs.begin() + static_cast<std::ptrdiff_t>(s.head));
+      for (int64_t& t : s.top) {
+        t = t >= static_cast<int64_t>(s.head) ? t - static_cast<int64_t>(s.head) : -1;
+      }
+      s.lost_scan = s.lost_scan > s.head ? s.lost_scan - s.head : 0;
+      s.retx_scan = s.retx_scan > s.head ? s.retx_scan - s.head : 0;
+      std::erase_if(s.retx_out, [&](size_t j) { return j < s.head; });
+      for (size_t& j : s.retx_out) {
+        j -= s.head;
+      }
+      s.head = 0;
+    }
+    complete_messages(s);
+  }
+  mark_lost(s);
+  mark_lost_retransmissions(s);
+  if (s.state != State::kOpen && s.una >= s.recover) {
+    s.state = State::kOpen;
+  }
+  if (s.state == State::kOpen && s.head < s.segs.size() && (s.segs[s.head].flags & kLost)) {
+    s.state = State::kRecovery;  // RFC 6675 5: fast retransmit and recovery
+    s.recover = s.nxt;
+    ++cnt_.fast_recoveries;
+    s.cc->on_congestion(s.w, static_cast<double>(s.nxt - s.una), now);
+  }
+  const bool ece = ecn_ && (p->flags & Packet::kFlagEce);
+  if (newly > 0 && s.state != State::kRecovery) {
+    s.cc->on_ack(s.w, TcpAck{static_cast<double>(newly), ece ? static_cast<double>(newly) : 0.0, s.una, s.nxt, now,
+                             s.srtt, s.cwnd_limited});
+    s.cwnd_limited = false;
+  }
+  if (ece && s.state == State::kOpen && s.una >= s.cwr_end) {  // RFC 3168 6.1.2: once per window
+    s.cc->on_ece(s.w, static_cast<double>(s.nxt - s.una), now);
+    s.cwr_end = s.nxt;
+  }
+  s.w.cwnd = std::max(s.w.cwnd, s.w.mss);
+  refill(s, id);
+  nic_.try_send();
+}
+
+void TcpStack::receive(Packet* p) {
+  if (p->payload == 0) {
+    on_ack(p);
+    nic_.pool_.release(p);
+    return;
+  }
+  Recv& r = recv_[p->qpn];
+  if (kernel(r.offload)) {  // the receiving core processes it (and, at a message's end, the recv() call)
+    const double cycles = p_.rx_cycles_per_frame + p_.rx_cycles_per_byte * p->payload +
+                          ((p->flags & Packet::kFlagLast) ? p_.call_cycles : 0.0);
+    cnt_.cpu += cpu_->duration(cycles);
+    const Time done = cpu_->run(r.core, cycles, nic_.sim_.now());
+    nic_.sim_.at(done, &nic_, Nic::kEvTcpRx, reinterpret_cast<uint64_t>(p));
+    return;
+  }
+  on_processed(p);
+}
+
+void TcpStack::on_processed(Packet* p) {
+  on_data(recv_[p->qpn], p->qpn, p);
+  nic_.pool_.release(p);
+}
+
+void TcpStack::on_data(Recv& r, uint32_t id, Packet* p) {
+  const int64_t seq = unwrap(p->psn, r.rcv_nxt), end = seq + p->payload;
+  const bool ce = p->ecn == wire::kCe;
+  if (ecn_ && ce != r.ce) {  // RFC 8257 3.2: what came before is acknowledged with the old state
+    if (r.unacked > 0) {
+      send_ack(r, id);
+    }
+    r.ce = ce;
+  }
+  r.ts_echo = p->sent;
+  bool at_once = (p->flags & Packet::kFlagLast) != 0;
+  if (end <= r.rcv_nxt) {
+    at_once = true;  // a duplicate (RFC 5681 4.2)
+  } else if (seq > r.rcv_nxt) {
+    // Out of order: into the blocks, merged with its neighbours; acknowledged at once with SACK (RFC 2018).
+    auto it = std::lower_bound(r.ooo.begin(), r.ooo.end(), std::make_pair(seq, end));
+    it = r.ooo.insert(it, {seq, end});
+    if (it != r.ooo.begin() && std::prev(it)->second >= it->first) {
+      --it;
+      it->second = std::max(it->second, std::next(it)->second);
+      r.ooo.erase(std::next(it));
+    }
+    while (std::next(it) != r.ooo.end() && std::next(it)->first <= it->second) {
+      it->second = std::max(it->second, std::next(it)->second);
+      r.ooo.erase(std::next(it));
+    }
+    r.last_left = it->first;
+    at_once = true;
+  } else {
+    r.rcv_nxt = end;
+    if (!r.ooo.empty()) {  // a hole filled: acknowledged at once (RFC 5681 4.2)
+      size_t k = 0;
+      while (k < r.ooo.size() && r.ooo[k].first <= r.rcv_nxt) {
+        r.rcv_nxt = std::max(r.rcv_nxt, r.ooo[k++].second);
+      }
+      r.ooo.erase(r.ooo.begin(), r.ooo.begin() + static_cast<std::ptrdiff_t>(k));
+      at_once = true;
+    }
+    r.delivered = r.rcv_nxt;
+  }
+  if (at_once || ++r.unacked >= p_.ack_every) {
+    send_ack(r, id);
+  } else if (!r.delack_armed) {
+    r.delack_armed = true;
+    r.delack_deadline = nic_.sim_.now() + p_.delack;
+    nic_.sim_.at(r.delack_deadline, &nic_, Nic::kEvTcpDelack, id);
+  }
+}
+
+void TcpStack::on_delack(uint32_t id) {
+  Recv& r = recv_[id];
+  r.delack_armed = false;
+  if (r.unacked > 0) {
+    send_ack(r, id);
+  }
+}
+
+void TcpStack::send_ack(Recv& r, uint32_t id) {
+  (void)id;
+  Packet* a = nic_.pool_.acquire(PacketKind::kTcp);
+  a->src = nic_.host_;
+  a->dst = r.src;
+  a->qpn = r.src_conn;
+  a->psn = static_cast<uint32_t>(r.rcv_nxt);
+  a->sport = r.sport;
+  a->priority = r.prio;
+  a->dscp = nic_.prio_to_dscp_[r.prio];
+  a->sent = r.ts_echo;
+  a->flags = static_cast<uint8_t>((ecn_ && r.ce ? Packet::kFlagEce : 0) | (r.offload ? Packet::kFlagIwarp : 0));
+  int blocks = 0;
+  if (!r.ooo.empty()) {  // the block that changed last first, then the highest others (RFC 2018 4)
+    PacketExt& x = nic_.pool_.ext(a);
+    const auto add = [&](const std::pair<int64_t, int64_t>& b) {
+      x.sack[2 * blocks] = static_cast<uint32_t>(b.first);
+      x.sack[2 * blocks + 1] = static_cast<uint32_t>(b.second);
+      ++blocks;
+    };
+    for (const auto& b : r.ooo) {
+      if (b.first == r.last_left) {
+        add(b);
+      }
+    }
+    for (auto it = r.ooo.rbegin(); it != r.ooo.rend() && blocks < wire::kMaxSackBlocks; ++it) {
+      if (it->first != r.last_left) {
+        add(*it);
+      }
+    }
+    x.sack_blocks = static_cast<uint8_t>(blocks);
+  }
+  a->frame = static_cast<uint16_t>(wire::tcp_frame(0, blocks));
+  r.unacked = 0;
+  ++cnt_.acks_sent;
+  nic_.queue_ctrl(a);
+}
+
+int64_t TcpStack::delivered(uint32_t recv) const { return recv_[recv].delivered; }
+
+Rate TcpStack::window_rate(uint32_t id) const {
+  const Send& s = send_[id];
+  if (!s.rtt_seen || s.srtt <= Time()) {
+    return Rate();
+  }
+  return Rate::bps(static_cast<int64_t>(s.w.cwnd * 8 / s.srtt.sec_f()));
+}
+
+}  // namespace rocesim

@@ -1,0 +1,157 @@
+// TCP connections at a NIC: the kernel's TCP (its protocol work and copies run on the server's CPU, nic.cpu) and
+// iWARP's TCP offloaded into the NIC (no host work). Both share the NIC's port with its RDMA queue pairs.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocesim/cc/tcp_cc.hpp"
+#include "rocesim/core/params.hpp"
+#include "rocesim/net/packet.hpp"
+#include "rocesim/nic/flow.hpp"
+#include "rocesim/server/cpu.hpp"
+
+namespace rocesim {
+
+class Nic;
+
+struct TcpParams {
+  int64_t mss = 0;
+  int64_t init_cwnd = 0;
+  Time rto_min, rto_initial, rto_max;
+  Time delack;
+  int64_t ack_every = 0;
+  Bytes rcvbuf, sndbuf;
+  std::string ecn;
+  double tx_cycles_per_byte = 0, tx_cycles_per_frame = 0;
+  double rx_cycles_per_byte = 0, rx_cycles_per_frame = 0;
+  double call_cycles = 0;
+  Bytes batch;
+  static const Schema<TcpParams>& schema();
+};
+
+// One end of a TCP connection as Network::connect sets it up: a send half carries one direction of data.
+struct TcpSendInit {
+  uint32_t peer = 0, peer_conn = 0;
+  int priority = 0;
+  uint16_t sport = 0;
+  bool offload = false;  // iWARP: the NIC runs TCP; no host CPU, RDMAP/DDP/MPA framing
+  uint32_t owner = 0, handle = 0, conn = 0;
+};
+struct TcpRecvInit {
+  uint32_t peer = 0;
+  int priority = 0;
+  uint16_t sport = 0;
+  bool offload = false;
+  uint32_t owner = 0, handle = 0, conn = 0;
+};
+
+// Counters of a NIC's TCP connections.
+struct TcpCounters {
+  int64_t segments_sent = 0;    // data segments, retransmissions included
+  int64_t retransmits = 0;      // data segments sent again (fast retransmit or timeout)
+  int64_t timeouts = 0;         // retransmission timer expiries
+  int64_t fast_recoveries = 0;  // losses found by SACK and repaired without a timeout
+  int64_t acks_sent = 0;
+  Time cpu;  // host core time this NIC's connections used (both ends of the copies)
+};
+
+// The TCP connections of one NIC. Sequence numbers are 64-bit inside (one stream per send half, messages back to
+// back) and their low 32 bits on the wire. Loss recovery is SACK-based (RFC 6675): a segment is lost once three
+// segments above it are SACKed; fast recovery holds cwnd at ssthresh and sends while pipe < cwnd, lost segments
+// first; a timeout (RFC 6298) marks every unSACKed segment lost and restarts from a window of one MSS. The
+// receiver acknowledges every ack_every segments, at once on out-of-order data, on a hole filled and on a
+// message's last segment (PSH), else after `delack`. A kernel connection's data is copied into the socket buffer
+// by its sending core in batches (TSO) of up to `batch` bytes, at most sndbuf ahead of the acknowledged data,
+// and each received segment is processed by the receiving core (per frame and per byte) before it is
+// acknowledged; the window is also capped by rcvbuf. A retransmission is lost once a segment sent after it (by a
+// quarter of the smoothed RTT) is delivered (RACK, RFC 8985 6.2, for retransmissions only); without tail loss
+// probes a lost last segment waits for the timeout.
+// Contract: part of its NIC (which owns it, gives it turns on the port and hands it TCP segments); it touches
+// only its own connections, the NIC's records of their messages, and the CPU of its server.
+class TcpStack {
+ public:
+  TcpStack(Nic& nic, const TcpParams& p, const TcpCcAlgorithm& cc, HostCpu* cpu);
+  ~TcpStack();
+
+  uint32_t add_send(const TcpSendInit& init);
+  uint32_t add_recv(const TcpRecvInit& init);
+  void set_recv_peer(uint32_t recv, uint32_t send);
+  // Where a send half goes (for the records of its messages).
+  struct Peer {
+    uint32_t dst = 0;
+    int prio = 0;
+    uint16_t sport = 0;
+    uint32_t conn = 0;
+    bool offload = false;
+  };
+  Peer peer(uint32_t send) const;
+  // A message on a send half; `record` is its record at the NIC.
+  void post(uint32_t send, const WorkRequest& wr, uint32_t record);
+  // The next segment to put on the wire (none if no connection may send now), skipping paused priorities.
+  Packet* next_segment(uint8_t paused);
+  // Whether some connection has something it could send now or after a pause or an ACK.
+  bool wants_port() const { return !active_.empty(); }
+  void receive(Packet* p);
+  // The NIC's TCP events (Nic forwards them): a received segment processed, a copy done, a timer.
+  void on_processed(Packet* p);
+  void on_copied(uint32_t send);
+  void on_rto(uint32_t send);
+  void on_delack(uint32_t recv);
+
+  int64_t delivered(uint32_t recv) const;
+  const TcpCounters& counters() const { return cnt_; }
+  Rate window_rate(uint32_t send) const;  // cwnd / srtt, for time series
+
+ private:
+  struct Seg {
+    int64_t seq = 0;
+    int32_t len = 0;
+    uint8_t flags = 0;
+    Time sent;  // its last transmission
+  };
+  static constexpr uint8_t kSacked = 1, kLost = 2, kRetx = 4;
+  struct Msg {
+    int64_t end = 0;  // one past its last byte in the stream
+    int64_t size = 0;
+    uint32_t record = 0;
+    uint32_t flow = 0;
+    RdmaOp op = RdmaOp::kWrite;
+    bool signaled = true;
+    uint64_t wr_id = 0;
+  };
+  enum class State : uint8_t { kOpen, kRecovery, kLoss };
+  struct Send;
+  struct Recv;
+
+  bool kernel(bool offload) const { return cpu_ != nullptr && !offload; }
+  void refill(Send& s, uint32_t id);
+  Packet* segment(Send& s, Seg& g, bool retx);
+  void mark_lost_retransmissions(Send& s);
+  Packet* next_of(Send& s, uint32_t id);
+  void on_ack(Packet* p);
+  void mark_sacked(Send& s, int64_t left, int64_t right);
+  void mark_lost(Send& s);
+  void complete_messages(Send& s);
+  void arm_rto(Send& s, uint32_t id);
+  void update_rtt(Send& s, Time sample);
+  void on_data(Recv& r, uint32_t id, Packet* p);
+  void send_ack(Recv& r, uint32_t id);
+  void activate(Send& s, uint32_t id);
+  int64_t pipe(const Send& s) const;
+
+  Nic& nic_;
+  TcpParams p_;
+  const TcpCcAlgorithm& cc_;
+  HostCpu* cpu_;
+  bool ecn_ = false;
+  std::vector<Send> send_;
+  std::vector<Recv> recv_;
+  std::vector<uint32_t> active_;  // send halves with data posted and not yet acknowledged
+  size_t rr_ = 0;
+  TcpCounters cnt_;
+};
+
+}  // namespace rocesim
