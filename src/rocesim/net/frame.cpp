@@ -36,6 +36,113 @@ using wire::has_aeth;
 using wire::has_immdt;
 using wire::has_reth;
 
+// CRC32c (Castagnoli, reflected polynomial 0x82F63B78), the MPA CRC (RFC 5044 4.1).
+uint32_t crc32c(const uint8_t* data, size_t len) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (size_t i = 0; i < len; ++i) {
+    crc ^= data[i];
+    for (int k = 0; k < 8; ++k) {
+      crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
+    }
+  }
+  return ~crc;
+}
+
+// The TCP checksum over the IPv4 pseudo-header and the segment (RFC 9293 3.1).
+uint16_t tcp_checksum(const uint8_t* ip, const uint8_t* seg, size_t len) {
+  uint32_t sum = 0;
+  for (int i = 12; i < 20; i += 2) {  // source and destination address
+    sum += (uint32_t{ip[i]} << 8) | ip[i + 1];
+  }
+  sum += 6 + static_cast<uint32_t>(len);
+  for (size_t i = 0; i < len; i += 2) {
+    sum += (uint32_t{seg[i]} << 8) | (i + 1 < len ? seg[i + 1] : 0);
+  }
+  while (sum >> 16) {
+    sum = (sum & 0xFFFF) + (sum >> 16);
+  }
+  return static_cast<uint16_t>(~sum);
+}
+
+// A TCP segment (kernel TCP or iWARP): IPv4, TCP with timestamps (and SACK on ACKs with blocks), and for iWARP
+// data one FPDU: MPA length, DDP/RDMAP tagged header of an RDMA WRITE (RFC 5040, 5041), payload, pad, CRC32c.
+// Sequence numbers start at 0 in each direction of a connection: data segments carry ACK 1, ACKs sequence 1.
+std::vector<uint8_t> build_tcp(const Packet& p, std::vector<uint8_t> b) {
+  const bool iwarp = (p.flags & Packet::kFlagIwarp) != 0;
+  const int blocks = p.ext ? p.ext->sack_blocks : 0;
+  const int options = wire::kTcpTimestamps + wire::sack_option(blocks);
+  const int tcp_len = p.frame - wire::kEth - wire::kIpv4 - wire::kFcs;
+  const size_t ip_at = b.size();
+  b.push_back(0x45);
+  b.push_back(static_cast<uint8_t>((p.dscp << 2) | (p.ecn & 3)));
+  put16(b, static_cast<uint32_t>(wire::kIpv4 + tcp_len));
+  put16(b, p.psn & 0xFFFF);
+  put16(b, 0x4000);
+  b.push_back(static_cast<uint8_t>(64 - p.hops));
+  b.push_back(6);
+  put16(b, 0);
+  const auto sip = host_ip(p.src), dip = host_ip(p.dst);
+  b.insert(b.end(), sip.begin(), sip.end());
+  b.insert(b.end(), dip.begin(), dip.end());
+  const uint16_t ck = ip_checksum(b.data() + ip_at);
+  b[ip_at + 10] = static_cast<uint8_t>(ck >> 8);
+  b[ip_at + 11] = static_cast<uint8_t>(ck);
+  const size_t tcp_at = b.size();
+  const bool data = p.payload > 0;
+  const uint16_t port = iwarp ? kIwarpPort : kTcpPort;
+  put16(b, data ? p.sport : port);
+  put16(b, data ? port : p.sport);
+  put32(b, data ? p.psn : 1);
+  put32(b, data ? 1 : p.psn);
+  b.push_back(static_cast<uint8_t>(((wire::kTcp + options) / 4) << 4));
+  uint8_t flags = 0x10;  // ACK
+  if (data && (p.flags & Packet::kFlagLast)) {
+    flags |= 0x08;  // PSH
+  }
+  if (p.flags & Packet::kFlagEce) {
+    flags |= 0x40;
+  }
+  b.push_back(flags);
+  put16(b, 0xFFFF);  // window (scaled)
+  put16(b, 0);       // checksum, below
+  put16(b, 0);
+  b.push_back(1);  // NOP, NOP, timestamps (RFC 7323 3.2)
+  b.push_back(1);
+  b.push_back(8);
+  b.push_back(10);
+  const auto ns = static_cast<uint32_t>(p.sent.ps() / 1000);
+  put32(b, data ? ns : 0);
+  put32(b, data ? 0 : ns);
+  if (blocks > 0) {  // NOP, NOP, SACK (RFC 2018 3)
+    b.push_back(1);
+    b.push_back(1);
+    b.push_back(5);
+    b.push_back(static_cast<uint8_t>(2 + 8 * blocks));
+    for (int k = 0; k < 2 * blocks; ++k) {
+      put32(b, p.ext->sack[k]);
+    }
+  }
+  if (data && iwarp) {
+    const size_t fpdu_at = b.size();
+    const int ulpdu = wire::kDdpRdmapTagged + p.payload;
+    put16(b, static_cast<uint32_t>(ulpdu));
+    b.push_back(static_cast<uint8_t>(0x80 | ((p.flags & Packet::kFlagLast) ? 0x40 : 0) | 1));  // tagged, last, DV 1
+    b.push_back(0x40);  // RDMAP version 1, opcode 0: RDMA Write
+    put32(b, p.flow);   // STag
+    put32(b, 0);        // tagged offset (64 bits; its value is not modelled)
+    put32(b, 0);
+    b.resize(b.size() + static_cast<size_t>(p.payload + wire::pad_bytes(wire::kMpaLength + ulpdu)), 0);
+    const uint32_t crc = crc32c(b.data() + fpdu_at, b.size() - fpdu_at);
+    put32(b, crc);
+  } else {
+    b.resize(b.size() + p.payload, 0);
+  }
+  const uint16_t tck = tcp_checksum(b.data() + ip_at, b.data() + tcp_at, b.size() - tcp_at);
+  b[tcp_at + 16] = static_cast<uint8_t>(tck >> 8);
+  b[tcp_at + 17] = static_cast<uint8_t>(tck);
+  return b;
+}
+
 }  // namespace
 
 std::array<uint8_t, 4> host_ip(uint32_t host) {
@@ -108,6 +215,9 @@ std::vector<uint8_t> build(const Packet& p, const Context& c) {
   b.insert(b.end(), dmac.begin(), dmac.end());
   b.insert(b.end(), smac.begin(), smac.end());
   put16(b, 0x0800);
+  if (p.kind == PacketKind::kTcp) {
+    return build_tcp(p, std::move(b));
+  }
   const size_t ip_at = b.size();
   const int ext = wire::ext_headers(p.opcode) + (p.opcode == wire::kCnp ? wire::kCnpReserved : 0);
   const int pad = wire::pad_bytes(p.payload);

@@ -19,6 +19,9 @@ namespace rocesim::frame {
 std::array<uint8_t, 4> host_ip(uint32_t host);
 std::array<uint8_t, 6> host_mac(uint32_t host);
 std::array<uint8_t, 6> port_mac(uint32_t node, uint16_t port);
+// The TCP port a kernel TCP connection's receiver listens on (iperf3's) and an iWARP connection's.
+inline constexpr uint16_t kTcpPort = 5201;
+inline constexpr uint16_t kIwarpPort = 4791 + 1;
 // QP numbers on the wire: the simulator's per-NIC QP index + 2 (QP 0 and 1 are special in InfiniBand).
 inline uint32_t wire_qpn(uint32_t qp_index) { return (qp_index + 2) & 0xFFFFFF; }
 
@@ -31,7 +34,7 @@ struct Context {
 
 // The whole frame, FCS excluded: Ethernet, IPv4, UDP 4791, BTH, RETH/AETH, payload (zeros), pad, INT (when the
 // packet carries telemetry: 2 bytes of hop count and 8 bytes per hop, at the end of the payload), ICRC; or a PFC
-// MAC control frame.
+// MAC control frame; or a TCP segment (IPv4, TCP with timestamps and SACK, iWARP's MPA/DDP/RDMAP FPDU).
 std::vector<uint8_t> build(const Packet& p, const Context& c);
 
 // The invariant CRC of a RoCEv2 frame (Ethernet header first, FCS excluded, ICRC excluded): CRC-32 over 8 bytes

@@ -1,0 +1,227 @@
+// Kernel TCP and iWARP beside RoCEv2: the host cost bounds a kernel connection at the rate its cycles imply, RDMA
+// reaches line rate with next to no CPU, a TCP incast on a lossy priority drops and recovers where RoCE with PFC
+// does not drop, DCTCP keeps that incast lossless, iWARP runs at line rate less its framing, and captures decode.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "../test_util.hpp"
+#include "rocesim/cc/tcp_cc.hpp"
+#include "rocesim/io/capture.hpp"
+
+namespace rocesim {
+namespace {
+
+const char* kPair = "seed: 1\nstop: 100ms\ntopology: {type: star, hosts: 2, host_link: {rate: 100Gbps, delay: 1us}}\n";
+
+FlowSpec flow(uint32_t src, uint32_t dst, int64_t size, Transport t, int prio = 0) {
+  FlowSpec f = test::write_flow(src, dst, Bytes(size), Time(), prio);
+  f.transport = t;
+  return f;
+}
+
+double gbps(const FlowRecord& f) {
+  return static_cast<double>(f.spec.size.count()) * 8 / (f.end - f.posted).sec_f() / 1e9;
+}
+
+TEST(TcpHostCost, OneConnectionOnOneCoreIsBoundAtTheRateItsCyclesImply) {
+  auto s = test::make_sim(kPair);
+  s->net().add_flow(flow(0, 1, 20'000'000, Transport::kTcp));
+  s->run();
+  const FlowRecord& f = s->net().flows()[0];
+  ASSERT_TRUE(f.done);
+  // The receiving core spends 0.37 cycles per byte and 1785 per 1448-byte segment, at 3 GHz: 14.98 Gb/s.
+  const double bound = 3e9 / (0.37 + 1785.0 / 1448) * 8 / 1e9;
+  EXPECT_NEAR(gbps(f), bound, 0.02 * bound);
+  EXPECT_LT(gbps(f), 20);
+  // That core was busy for nearly the whole transfer; the sender's for 0.34 / 1.60 of it (plus its calls).
+  const double fct = (f.end - f.posted).sec_f();
+  EXPECT_NEAR(s->net().nic(1).cpu_time().sec_f() / fct, 1.0, 0.03);
+  EXPECT_NEAR(s->net().nic(0).cpu_time().sec_f() / fct, 0.34 / (0.37 + 1785.0 / 1448), 0.02);
+}
+
+TEST(TcpHostCost, JumboFramesRaiseTheBoundToCaiEtAlsFortyTwoGbps) {
+  auto s = test::make_sim(kPair, {"tcp.mss=8948"});
+  s->net().add_flow(flow(0, 1, 40'000'000, Transport::kTcp));
+  s->run();
+  const FlowRecord& f = s->net().flows()[0];
+  ASSERT_TRUE(f.done);
+  const double bound = 3e9 / (0.37 + 1785.0 / 8948) * 8 / 1e9;  // 42.2 Gb/s: one receiving core
+  EXPECT_NEAR(gbps(f), bound, 0.02 * bound);
+}
+
+TEST(RdmaHostCost, AWriteOnTheSamePathReachesLineRateWithNextToNoCpu) {
+  auto s = test::make_sim(kPair);
+  s->net().add_flow(flow(0, 1, 20'000'000, Transport::kRdma, 3));
+  s->run();
+  const FlowRecord& f = s->net().flows()[0];
+  ASSERT_TRUE(f.done);
+  EXPECT_LE((f.end - f.posted).sec_f() / f.ideal_fct.sec_f(), 1.01);
+  EXPECT_EQ(s->net().nic(0).cpu_time(), Time::ns(100));  // one post (nic.post_cpu)
+  EXPECT_EQ(s->net().nic(1).cpu_time(), Time());
+}
+
+TEST(Iwarp, RunsAtLineRateLessItsFramingWithNoHostCpu) {
+  auto s = test::make_sim(kPair);
+  s->net().add_flow(flow(0, 1, 20'000'000, Transport::kIwarp));
+  s->run();
+  const FlowRecord& f = s->net().flows()[0];
+  ASSERT_TRUE(f.done);
+  // 1428 payload bytes per 1538 on the wire (1448 of TCP payload carrying MPA, DDP/RDMAP and CRC; 70 of
+  // Ethernet, IPv4, TCP and timestamps; 20 of preamble and gap).
+  const double goodput = 100.0 * 1428 / 1538;
+  EXPECT_LE(gbps(f), goodput);
+  EXPECT_GT(gbps(f), 0.97 * goodput);
+  EXPECT_EQ(s->net().nic(0).cpu_time() + s->net().nic(1).cpu_time(), Time());
+}
+
+const char* kIncast = R"(seed: 1
+stop: 2s
+topology: {type: star, hosts: 9, host_link: {rate: 100Gbps, delay: 1us}}
+switch: {buffer: 1MB, pfc: {priorities: [3]}, ecn: {kmin: 100KB, kmax: 100KB, pmax: 1}}
+)";
+
+struct IncastResult {
+  int64_t drops = 0, retransmits = 0, timeouts = 0, done = 0;
+};
+IncastResult incast(Transport t, int prio, const std::vector<std::string>& sets = {}) {
+  auto s = test::make_sim(kIncast, sets);
+  for (uint32_t h = 1; h <= 8; ++h) {
+    s->net().add_flow(flow(h, 0, 2'000'000, t, prio));
+  }
+  s->run();
+  IncastResult r;
+  r.drops = test::sum_ports(s->net(), [](const PortPrioCounters& c) {
+    int64_t n = 0;
+    for (int64_t d : c.drops) {
+      n += d;
+    }
+    return n;
+  });
+  for (const FlowRecord& f : s->net().flows()) {
+    r.retransmits += f.retransmits;
+    r.timeouts += f.timeouts;
+    r.done += f.done;
+  }
+  return r;
+}
+
+TEST(TcpIncast, OnALossyPriorityDropsAndRecoversWhereRoceWithPfcDoesNotDrop) {
+  const IncastResult tcp = incast(Transport::kTcp, 0);
+  EXPECT_EQ(tcp.done, 8);
+  EXPECT_GT(tcp.drops, 0);
+  EXPECT_EQ(tcp.retransmits, tcp.drops);  // every segment dropped was sent again, none needlessly
+  const IncastResult roce = incast(Transport::kRdma, 3);
+  EXPECT_EQ(roce.done, 8);
+  EXPECT_EQ(roce.drops, 0);
+  EXPECT_EQ(roce.retransmits, 0);
+}
+
+TEST(TcpIncast, DctcpOnEcnMarksKeepsItLosslessWhereCubicDrops) {
+  const IncastResult dctcp = incast(Transport::kTcp, 0, {"tcp.cc=dctcp"});
+  EXPECT_EQ(dctcp.done, 8);
+  EXPECT_EQ(dctcp.drops, 0);
+  EXPECT_GT(incast(Transport::kTcp, 0, {"tcp.cc=cubic"}).drops, 0);
+}
+
+// Window laws against hand-computed values.
+TcpWindow window(double cwnd_segs, double ssthresh_segs) {
+  return TcpWindow{cwnd_segs * 1000, ssthresh_segs * 1000, 1000};
+}
+std::unique_ptr<TcpCongestion> make(const std::string& yaml) {
+  return parse_tcp_cc(YAML::Load(yaml), ParseCtx{"t"}, "tcp.cc")->make();
+}
+TcpAck ack(double bytes, Time now = Time(), double ece = 0) {
+  return TcpAck{bytes, ece, 0, 0, now, Time::us(10), true};
+}
+
+TEST(TcpCc, RenoSlowStartsThenGrowsOneMssPerWindowAndHalvesOnLoss) {
+  auto cc = make("reno");
+  TcpWindow w = window(10, 20);
+  cc->on_ack(w, ack(1000));
+  EXPECT_DOUBLE_EQ(w.cwnd, 11000);  // slow start: one MSS per MSS acknowledged
+  w = window(20, 10);
+  for (int i = 0; i < 20; ++i) {
+    cc->on_ack(w, ack(1000));
+  }
+  EXPECT_NEAR(w.cwnd, 21000, 30);  // a window's worth of ACKs: one MSS
+  cc->on_congestion(w, 21000, Time());
+  EXPECT_DOUBLE_EQ(w.cwnd, 10500);
+  EXPECT_DOUBLE_EQ(w.ssthresh, 10500);
+  cc->on_rto(w, 10000, Time());
+  EXPECT_DOUBLE_EQ(w.cwnd, 1000);
+  EXPECT_DOUBLE_EQ(w.ssthresh, 5000);
+}
+
+TEST(TcpCc, CubicKeepsBetaOnLossAndRegainsWmaxAfterK) {
+  auto cc = make("cubic");
+  TcpWindow w = window(100, 50);
+  cc->on_congestion(w, 100000, Time());
+  EXPECT_DOUBLE_EQ(w.cwnd, 70000);  // beta 0.7
+  // K = cbrt(100 x 0.3 / 0.4) = 4.217 s; the window is back at W_max = 100 segments K after the loss (the target
+  // is read one RTT ahead).
+  const double k = std::cbrt(100 * 0.3 / 0.4);
+  cc->on_ack(w, ack(1000, Time()));
+  const Time at_k = Time::ps(static_cast<int64_t>(k * 1e12)) - Time::us(10);
+  for (int i = 0; i < 2000; ++i) {  // many ACKs at time K: cwnd climbs to the target
+    cc->on_ack(w, ack(1000, at_k));
+  }
+  EXPECT_NEAR(w.cwnd / 1000, 100, 1.0);
+}
+
+TEST(TcpCc, DctcpCutsByHalfAlphaOncePerEcnEcho) {
+  auto cc = make("{type: dctcp, g: 0.5, initial_alpha: 0}");
+  TcpWindow w = window(100, 50);
+  // A window of data, half of it echoed CE: alpha = 0.5 x 0 + 0.5 x 0.5 = 0.25.
+  TcpAck a = ack(50000, Time(), 25000);
+  a.una = 50000;
+  a.nxt = 100000;
+  cc->on_ack(w, a);
+  const double before = w.cwnd;
+  cc->on_ece(w, 100000, Time());
+  EXPECT_NEAR(w.cwnd, before * (1 - 0.25 / 2), 1e-6);
+}
+
+TEST(TcpCapture, TsharkDecodesSegmentsAndSackBlocksWithValidChecksums) {
+  ASSERT_EQ(test::shell("command -v tshark").status, 0) << "tshark is needed (scripts/install-deps --test)";
+  auto s = test::make_sim(std::string(kIncast) + "capture: {hosts: [0]}\n");
+  for (uint32_t h = 1; h <= 8; ++h) {
+    s->net().add_flow(flow(h, 0, 300'000, h % 2 ? Transport::kTcp : Transport::kIwarp));
+  }
+  s->run();
+  const std::string file = "/tmp/rocesim_tcpcap_" + std::to_string(getpid()) + ".pcap";
+  std::ofstream(file, std::ios::binary) << s->capture()->pcap();
+  const auto count = [&](const std::string& filter) {
+    return test::shell("tshark -r " + file + " -o tcp.check_checksum:TRUE -Y '" + filter + "' 2>/dev/null | wc -l").out;
+  };
+  EXPECT_EQ(count("_ws.malformed || tcp.checksum.status == 0 || ip.checksum.status == 0"), "0\n");
+  EXPECT_NE(count("tcp.options.sack_le"), "0\n");
+  EXPECT_NE(count("tcp.analysis.retransmission || tcp.analysis.fast_retransmission"), "0\n");
+  // Every frame is TCP, and tshark counts as many as the simulator recorded.
+  EXPECT_EQ(count("tcp"), std::to_string(s->capture()->frames().size()) + "\n");
+  std::remove(file.c_str());
+}
+
+TEST(TransportInput, UnknownTransportsApplicationWorkloadsAndReadsAreErrorsNamingTheKey) {
+  const std::string base = std::string(kPair) + "workload:\n  - type: poisson\n    transport: ";
+  const auto error_of = [](const std::string& yaml) -> std::string {
+    try {
+      Simulation s(parse_scenario(yaml, "t.yaml", ".", {}));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of(base + "tpc\n").find("t.yaml:6: workload.0.transport: unknown transport 'tpc'"), std::string::npos)
+      << error_of(base + "tpc\n");
+  EXPECT_NE(
+      error_of(base + "tcp\n    operation: read\n    load: 0.1\n").find("workload.0.transport: a READ flow needs RDMA"),
+      std::string::npos);
+  EXPECT_NE(error_of(std::string(kPair) + "workload:\n  - {type: perftest, transport: tcp}\n").find("transport"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kPair) + "tcp: {cc: bbr}\n").find("tcp.cc.type"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rocesim
