@@ -36,6 +36,26 @@ using wire::has_aeth;
 using wire::has_immdt;
 using wire::has_reth;
 
+// The IPv4 header of `p` with `len` bytes of protocol `proto` after it: don't fragment, TTL 64 less the hops
+// taken, the checksum filled in.
+void put_ipv4(std::vector<uint8_t>& b, const Packet& p, uint8_t proto, int len) {
+  const size_t at = b.size();
+  b.push_back(0x45);
+  b.push_back(static_cast<uint8_t>((p.dscp << 2) | (p.ecn & 3)));
+  put16(b, static_cast<uint32_t>(wire::kIpv4 + len));
+  put16(b, p.psn & 0xFFFF);
+  put16(b, 0x4000);
+  b.push_back(static_cast<uint8_t>(64 - p.hops));
+  b.push_back(proto);
+  put16(b, 0);
+  const auto sip = host_ip(p.src), dip = host_ip(p.dst);
+  b.insert(b.end(), sip.begin(), sip.end());
+  b.insert(b.end(), dip.begin(), dip.end());
+  const uint16_t ck = ip_checksum(b.data() + at);
+  b[at + 10] = static_cast<uint8_t>(ck >> 8);
+  b[at + 11] = static_cast<uint8_t>(ck);
+}
+
 // CRC32c (Castagnoli, reflected polynomial 0x82F63B78), the MPA CRC (RFC 5044 4.1).
 uint32_t crc32c(const uint8_t* data, size_t len) {
   uint32_t crc = 0xFFFFFFFFu;
@@ -73,20 +93,7 @@ std::vector<uint8_t> build_tcp(const Packet& p, std::vector<uint8_t> b) {
   const int options = wire::kTcpTimestamps + wire::sack_option(blocks);
   const int tcp_len = p.frame - wire::kEth - wire::kIpv4 - wire::kFcs;
   const size_t ip_at = b.size();
-  b.push_back(0x45);
-  b.push_back(static_cast<uint8_t>((p.dscp << 2) | (p.ecn & 3)));
-  put16(b, static_cast<uint32_t>(wire::kIpv4 + tcp_len));
-  put16(b, p.psn & 0xFFFF);
-  put16(b, 0x4000);
-  b.push_back(static_cast<uint8_t>(64 - p.hops));
-  b.push_back(6);
-  put16(b, 0);
-  const auto sip = host_ip(p.src), dip = host_ip(p.dst);
-  b.insert(b.end(), sip.begin(), sip.end());
-  b.insert(b.end(), dip.begin(), dip.end());
-  const uint16_t ck = ip_checksum(b.data() + ip_at);
-  b[ip_at + 10] = static_cast<uint8_t>(ck >> 8);
-  b[ip_at + 11] = static_cast<uint8_t>(ck);
+  put_ipv4(b, p, 6, tcp_len);
   const size_t tcp_at = b.size();
   const bool data = p.payload > 0;
   const uint16_t port = iwarp ? kIwarpPort : kTcpPort;
@@ -218,28 +225,13 @@ std::vector<uint8_t> build(const Packet& p, const Context& c) {
   if (p.kind == PacketKind::kTcp) {
     return build_tcp(p, std::move(b));
   }
-  const size_t ip_at = b.size();
   const int ext = wire::ext_headers(p.opcode) + (p.opcode == wire::kCnp ? wire::kCnpReserved : 0);
   const int pad = wire::pad_bytes(p.payload);
   // Whatever the frame holds beyond the headers, payload and pad is the INT block (HPCC).
   const int base = wire::kEth + wire::kIpv4 + wire::kUdp + wire::kBth + ext + p.payload + pad + wire::kIcrc;
   const int int_len = std::max(0, p.frame - wire::kFcs - base);
   const int udp_len = wire::kUdp + wire::kBth + ext + p.payload + pad + int_len + wire::kIcrc;
-  // IPv4
-  b.push_back(0x45);
-  b.push_back(static_cast<uint8_t>((p.dscp << 2) | (p.ecn & 3)));
-  put16(b, static_cast<uint32_t>(wire::kIpv4 + udp_len));
-  put16(b, p.psn & 0xFFFF);
-  put16(b, 0x4000);  // don't fragment
-  b.push_back(static_cast<uint8_t>(64 - p.hops));
-  b.push_back(17);
-  put16(b, 0);
-  const auto sip = host_ip(p.src), dip = host_ip(p.dst);
-  b.insert(b.end(), sip.begin(), sip.end());
-  b.insert(b.end(), dip.begin(), dip.end());
-  const uint16_t ck = ip_checksum(b.data() + ip_at);
-  b[ip_at + 10] = static_cast<uint8_t>(ck >> 8);
-  b[ip_at + 11] = static_cast<uint8_t>(ck);
+  put_ipv4(b, p, 17, udp_len);
   // UDP: destination 4791; the source port is the QP's ECMP entropy; checksum 0 (RoCEv2 allows it).
   put16(b, p.sport);
   put16(b, wire::kRoceUdpPort);

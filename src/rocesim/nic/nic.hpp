@@ -135,7 +135,7 @@ class Nic final : public Node, public CcTimers {
   uint32_t add_tcp_recv(const TcpRecvInit& init);
   const TcpStack* tcp() const { return tcp_.get(); }
   // Host CPU time this NIC's traffic used: posting RDMA work requests, and kernel TCP's copies and protocol work.
-  Time cpu_time() const { return cnt_.post_cpu + (tcp_ ? tcp_->counters().cpu : Time()); }
+  Time cpu_time() const { return cnt_.post_cpu + (tcp_ ? tcp_->cpu_time() : Time()); }
 
   // Work requests. A post names the time the application rings the doorbell (now or later); the message's
   // record is this NIC's (see records()). `id`: the record's flow id if known now (setup), else kUnnumbered.

@@ -120,7 +120,6 @@ struct TcpStack::Recv {
   int64_t unacked = 0;                           // segments since the last ACK
   Time ts_echo;                                  // TSval of the segment an ACK answers (TSecr)
   Time delack_deadline;
-  int64_t delivered = 0;
 };
 
 namespace {
@@ -189,9 +188,7 @@ void TcpStack::post(uint32_t id, const WorkRequest& wr, uint32_t record) {
   m.wr_id = wr.wr_id;
   s.msgs.push_back(m);
   if (kernel(s.offload)) {  // the send() call itself
-    const Time d = cpu_->duration(p_.call_cycles);
-    cnt_.cpu += d;
-    cpu_->run(s.core, p_.call_cycles, nic_.sim_.now());
+    run_on_core(s.core, p_.call_cycles);
   }
   activate(s, id);
   refill(s, id);
@@ -222,11 +219,15 @@ void TcpStack::refill(Send& s, uint32_t id) {
   const int64_t frames = (len + s.seg_payload - 1) / s.seg_payload;
   const double cycles =
       p_.tx_cycles_per_byte * static_cast<double>(len) + p_.tx_cycles_per_frame * static_cast<double>(frames);
-  cnt_.cpu += cpu_->duration(cycles);
-  const Time done = cpu_->run(s.core, cycles, nic_.sim_.now());
+  const Time done = run_on_core(s.core, cycles);
   s.copying = true;
   s.copy_end = s.ready + len;
   nic_.sim_.at(done, &nic_, Nic::kEvTcpCopied, id);
+}
+
+Time TcpStack::run_on_core(uint32_t core, double cycles) {
+  cpu_time_ += cpu_->duration(cycles);
+  return cpu_->run(core, cycles, nic_.sim_.now());
 }
 
 void TcpStack::on_copied(uint32_t id) {
@@ -327,9 +328,7 @@ Packet* TcpStack::segment(Send& s, Seg& g, bool retx) {
   g.sent = now;
   p->flags = static_cast<uint8_t>((m.end <= g.seq + g.len ? Packet::kFlagLast : 0) | (retx ? Packet::kFlagRetx : 0) |
                                   (s.offload ? Packet::kFlagIwarp : 0));
-  ++cnt_.segments_sent;
   if (retx) {
-    ++cnt_.retransmits;
     ++nic_.records_[m.record].retransmits;
   }
   return p;
@@ -374,7 +373,6 @@ void TcpStack::on_rto(uint32_t id) {
     arm_rto(s, id);
     return;
   }
-  ++cnt_.timeouts;
   ++nic_.records_[s.msgs[s.msg_head].record].timeouts;
   s.cc->on_rto(s.w, static_cast<double>(s.nxt - s.una), now);
   s.lost = 0;
@@ -524,7 +522,6 @@ void TcpStack::on_ack(Packet* p) {
   if (s.state == State::kOpen && s.head < s.segs.size() && (s.segs[s.head].flags & kLost)) {
     s.state = State::kRecovery;  // RFC 6675 5: fast retransmit and recovery
     s.recover = s.nxt;
-    ++cnt_.fast_recoveries;
     s.cc->on_congestion(s.w, static_cast<double>(s.nxt - s.una), now);
   }
   const bool ece = ecn_ && (p->flags & Packet::kFlagEce);
@@ -552,8 +549,7 @@ void TcpStack::receive(Packet* p) {
   if (kernel(r.offload)) {  // the receiving core processes it (and, at a message's end, the recv() call)
     const double cycles = p_.rx_cycles_per_frame + p_.rx_cycles_per_byte * p->payload +
                           ((p->flags & Packet::kFlagLast) ? p_.call_cycles : 0.0);
-    cnt_.cpu += cpu_->duration(cycles);
-    const Time done = cpu_->run(r.core, cycles, nic_.sim_.now());
+    const Time done = run_on_core(r.core, cycles);
     nic_.sim_.at(done, &nic_, Nic::kEvTcpRx, reinterpret_cast<uint64_t>(p));
     return;
   }
@@ -570,7 +566,7 @@ void TcpStack::on_data(Recv& r, uint32_t id, Packet* p) {
   const bool ce = p->ecn == wire::kCe;
   if (ecn_ && ce != r.ce) {  // RFC 8257 3.2: what came before is acknowledged with the old state
     if (r.unacked > 0) {
-      send_ack(r, id);
+      send_ack(r);
     }
     r.ce = ce;
   }
@@ -603,10 +599,9 @@ void TcpStack::on_data(Recv& r, uint32_t id, Packet* p) {
       r.ooo.erase(r.ooo.begin(), r.ooo.begin() + static_cast<std::ptrdiff_t>(k));
       at_once = true;
     }
-    r.delivered = r.rcv_nxt;
   }
   if (at_once || ++r.unacked >= p_.ack_every) {
-    send_ack(r, id);
+    send_ack(r);
   } else if (!r.delack_armed) {
     r.delack_armed = true;
     r.delack_deadline = nic_.sim_.now() + p_.delack;
@@ -618,12 +613,11 @@ void TcpStack::on_delack(uint32_t id) {
   Recv& r = recv_[id];
   r.delack_armed = false;
   if (r.unacked > 0) {
-    send_ack(r, id);
+    send_ack(r);
   }
 }
 
-void TcpStack::send_ack(Recv& r, uint32_t id) {
-  (void)id;
+void TcpStack::send_ack(Recv& r) {
   Packet* a = nic_.pool_.acquire(PacketKind::kTcp);
   a->src = nic_.host_;
   a->dst = r.src;
@@ -656,18 +650,9 @@ void TcpStack::send_ack(Recv& r, uint32_t id) {
   }
   a->frame = static_cast<uint16_t>(wire::tcp_frame(0, blocks));
   r.unacked = 0;
-  ++cnt_.acks_sent;
   nic_.queue_ctrl(a);
 }
 
-int64_t TcpStack::delivered(uint32_t recv) const { return recv_[recv].delivered; }
-
-Rate TcpStack::window_rate(uint32_t id) const {
-  const Send& s = send_[id];
-  if (!s.rtt_seen || s.srtt <= Time()) {
-    return Rate();
-  }
-  return Rate::bps(static_cast<int64_t>(s.w.cwnd * 8 / s.srtt.sec_f()));
-}
+int64_t TcpStack::delivered(uint32_t recv) const { return recv_[recv].rcv_nxt; }
 
 }  // namespace rocesim

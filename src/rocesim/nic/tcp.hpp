@@ -48,16 +48,6 @@ struct TcpRecvInit {
   uint32_t owner = 0, handle = 0, conn = 0;
 };
 
-// Counters of a NIC's TCP connections.
-struct TcpCounters {
-  int64_t segments_sent = 0;    // data segments, retransmissions included
-  int64_t retransmits = 0;      // data segments sent again (fast retransmit or timeout)
-  int64_t timeouts = 0;         // retransmission timer expiries
-  int64_t fast_recoveries = 0;  // losses found by SACK and repaired without a timeout
-  int64_t acks_sent = 0;
-  Time cpu;  // host core time this NIC's connections used (both ends of the copies)
-};
-
 // The TCP connections of one NIC. Sequence numbers are 64-bit inside (one stream per send half, messages back to
 // back) and their low 32 bits on the wire. Loss recovery is SACK-based (RFC 6675): a segment is lost once three
 // segments above it are SACKed; fast recovery holds cwnd at ssthresh and sends while pipe < cwnd, lost segments
@@ -102,8 +92,8 @@ class TcpStack {
   void on_delack(uint32_t recv);
 
   int64_t delivered(uint32_t recv) const;
-  const TcpCounters& counters() const { return cnt_; }
-  Rate window_rate(uint32_t send) const;  // cwnd / srtt, for time series
+  // Host core time this NIC's kernel connections used (their sending and receiving work).
+  Time cpu_time() const { return cpu_time_; }
 
  private:
   struct Seg {
@@ -138,7 +128,9 @@ class TcpStack {
   void arm_rto(Send& s, uint32_t id);
   void update_rtt(Send& s, Time sample);
   void on_data(Recv& r, uint32_t id, Packet* p);
-  void send_ack(Recv& r, uint32_t id);
+  void send_ack(Recv& r);
+  // Runs `cycles` of kernel work on a core of the server; returns when they are done.
+  Time run_on_core(uint32_t core, double cycles);
   void activate(Send& s, uint32_t id);
   int64_t pipe(const Send& s) const;
 
@@ -151,7 +143,7 @@ class TcpStack {
   std::vector<Recv> recv_;
   std::vector<uint32_t> active_;  // send halves with data posted and not yet acknowledged
   size_t rr_ = 0;
-  TcpCounters cnt_;
+  Time cpu_time_;
 };
 
 }  // namespace rocesim
