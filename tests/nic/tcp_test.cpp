@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "../test_util.hpp"
+#include "rocesim/analysis/results.hpp"
 #include "rocesim/cc/tcp_cc.hpp"
 #include "rocesim/io/capture.hpp"
 
@@ -74,6 +75,46 @@ TEST(Iwarp, RunsAtLineRateLessItsFramingWithNoHostCpu) {
   EXPECT_LE(gbps(f), goodput);
   EXPECT_GT(gbps(f), 0.97 * goodput);
   EXPECT_EQ(s->net().nic(0).cpu_time() + s->net().nic(1).cpu_time(), Time());
+}
+
+TEST(HostCpuOutputs, NicsCsvAndSummaryReportTheCoreSecondsEachTransportUsed) {
+  // One kernel TCP flow 0 -> 1 and one RDMA WRITE 2 -> 3, 20 MB each: TCP's receiver is busy for the whole
+  // transfer, RDMA's sender for one post.
+  auto s = test::make_sim(
+      "seed: 1\nstop: 100ms\ntopology: {type: star, hosts: 4, host_link: {rate: 100Gbps, delay: 1us}}\n");
+  s->net().add_flow(flow(0, 1, 20'000'000, Transport::kTcp));
+  s->net().add_flow(flow(2, 3, 20'000'000, Transport::kRdma, 3));
+  s->run();
+  const auto rows = test::csv_rows(nics_csv(s->net(), s->sim().now()));
+  ASSERT_EQ(rows.size(), 4u);
+  const FlowRecord& tcp = s->net().flows()[0];
+  EXPECT_NEAR(std::stod(rows[1].at("cpu_s")), (tcp.end - tcp.posted).sec_f(), 0.03 * (tcp.end - tcp.posted).sec_f());
+  EXPECT_DOUBLE_EQ(std::stod(rows[2].at("cpu_s")), 100e-9);
+  EXPECT_DOUBLE_EQ(std::stod(rows[3].at("cpu_s")), 0);
+  double sum = 0;
+  for (const auto& r : rows) {
+    sum += std::stod(r.at("cpu_s"));
+  }
+  const nlohmann::json j = summary_json(*s, RunInfo{});
+  EXPECT_NEAR(j["cpu"]["core_seconds"].get<double>(), sum, 1e-9);
+  EXPECT_EQ(j["cpu"]["max_server"], "host1");
+  EXPECT_NEAR(j["cpu"]["max_server_core_seconds"].get<double>(), std::stod(rows[1].at("cpu_s")), 1e-9);
+}
+
+TEST(TransportInput, KernelTcpOnALosslessPriorityWarnsUnlessSaidToBeMeant) {
+  const std::string yaml = std::string(kPair) + "workload:\n  - {type: permutation, size: 10KB, transport: tcp}\n";
+  const auto warned = [](const Simulation& s) {
+    for (const std::string& w : s.warnings()) {
+      if (w.find("workload.0.transport: kernel TCP on priority 3") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  EXPECT_TRUE(warned(*test::make_sim(yaml)));
+  EXPECT_FALSE(warned(*test::make_sim(yaml, {"tcp.lossless_ok=true"})));
+  EXPECT_FALSE(warned(*test::make_sim(yaml, {"workload.0.priority=0"})));
+  EXPECT_FALSE(warned(*test::make_sim(yaml, {"workload.0.transport=iwarp"})));
 }
 
 const char* kIncast = R"(seed: 1

@@ -34,6 +34,31 @@ namespace {
 nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
 }  // namespace
 
+namespace {
+
+// Host CPU core-seconds the transports used (RDMA: posting work requests; kernel TCP: its stack and copies), per
+// server (the sum of its NICs'): the total, and the busiest server.
+nlohmann::json cpu_json(const Network& net) {
+  double total = 0, most = 0;
+  std::string busiest;
+  for (size_t s = 0; s < net.num_servers(); ++s) {
+    double used = 0;
+    for (size_t k = 0; k < net.server(s).num_nics(); ++k) {
+      used += net.nics()[net.server(s).endpoint(k)]->cpu_time().sec_f();
+    }
+    total += used;
+    if (used > most) {
+      most = used;
+      busiest = net.server(s).name();
+    }
+  }
+  return {{"core_seconds", total},
+          {"max_server_core_seconds", most},
+          {"max_server", busiest.empty() ? nlohmann::json(nullptr) : nlohmann::json(busiest)}};
+}
+
+}  // namespace
+
 nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   Network& net = s.net();
   nlohmann::json j;
@@ -195,6 +220,7 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
                     {"naks", naks},
                     {"rnr_naks", rnr}};
   const auto cons = net.conservation();
+  j["cpu"] = cpu_json(net);
   j["packets"] = {{"sent", cons.sent},
                   {"delivered", cons.delivered},
                   {"dropped", cons.dropped},
@@ -370,7 +396,7 @@ std::string buckets_csv(const std::vector<SizeBucket>& buckets) {
 std::string nics_csv(const Network& net, Time now) {
   std::string out =
       "host,tx_bytes,rx_bytes,data_sent,data_rcvd,ctrl_sent,ctrl_rcvd,acks_sent,naks_sent,cnps_sent,pause_rcvd,"
-      "paused_ns,lost_link_down,pause_sent,resume_sent,rx_buffer_max_bytes,rx_dropped,server,nic,name\n";
+      "paused_ns,lost_link_down,pause_sent,resume_sent,rx_buffer_max_bytes,rx_dropped,cpu_s,server,nic,name\n";
   std::vector<std::pair<std::string, size_t>> where(net.num_hosts());  // per NIC: its server and index there
   for (size_t s = 0; s < net.num_servers(); ++s) {
     for (size_t k = 0; k < net.server(s).num_nics(); ++k) {
@@ -387,10 +413,11 @@ std::string nics_csv(const Network& net, Time now) {
       pauses += ps.xoff_rcvd[c];
       paused += paused_for(ps, c, now);
     }
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{},{}\n", h, k.tx_bytes, k.rx_bytes,
-                       k.data_sent, k.data_rcvd, k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent, k.cnps_sent,
-                       pauses, static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down, k.pause_sent, k.resume_sent,
-                       k.rx_buffer_max, k.rx_dropped, where[h].first, where[h].second, n.name());
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{:.9f},{},{},{}\n", h, k.tx_bytes,
+                       k.rx_bytes, k.data_sent, k.data_rcvd, k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent,
+                       k.cnps_sent, pauses, static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down, k.pause_sent,
+                       k.resume_sent, k.rx_buffer_max, k.rx_dropped, n.cpu_time().sec_f(), where[h].first,
+                       where[h].second, n.name());
   }
   return out;
 }

@@ -291,6 +291,7 @@ void Simulation::build() {
     wc.node_host[sc_.graph.hosts[h]] = static_cast<int>(h);
   }
   nlohmann::json workloads = nlohmann::json::array();
+  std::vector<std::string> deferred_warnings;
   if (sc_.workload_node.IsSequence()) {
     for (size_t i = 0; i < sc_.workload_node.size(); ++i) {
       const std::string path = "workload." + std::to_string(i);
@@ -298,6 +299,7 @@ void Simulation::build() {
       WorkloadFlows w = generate_workload(sc_.workload_node[i], ctx, path, wc, rng);
       check_memory(sc_, net_->setup_flows() + w.flows.size(), path, line_of(sc_.workload_node[i]));
       const auto base = static_cast<int64_t>(net_->setup_flows());
+      bool tcp_lossless = false;
       for (FlowSpec& f : w.flows) {
         if (f.after >= 0) {
           f.after += base;  // an index into this workload's flows becomes a flow id
@@ -308,6 +310,9 @@ void Simulation::build() {
         }
         f.workload = static_cast<uint16_t>(i);
         uses_tcp_ = uses_tcp_ || f.transport != Transport::kRdma;
+        tcp_lossless = tcp_lossless ||
+                       (f.transport == Transport::kTcp &&
+                        std::ranges::find(sc_.sw.pfc.priorities, int64_t{f.priority}) != sc_.sw.pfc.priorities.end());
         net_->add_flow(f);
       }
       if (w.install) {
@@ -315,11 +320,21 @@ void Simulation::build() {
           reports_.push_back(std::move(report));
         }
       }
+      // Kernel TCP recovers from loss; on a lossless class it is paused instead, and its pauses reach the RDMA
+      // traffic sharing the class.
+      if (tcp_lossless && !sc_.tcp.lossless_ok) {
+        deferred_warnings.push_back(fmt::format(
+            "{}:{}: {}.transport: kernel TCP on priority {}, which switch.pfc.priorities makes lossless: it is paused "
+            "instead of dropping, and its pauses hold the RDMA traffic of that priority; give the workload a lossy "
+            "priority (e.g. priority: 0), or set tcp.lossless_ok: true if this is meant",
+            sc_.file, line_of(sc_.workload_node[i]["transport"]), path, w.flows.front().priority));
+      }
       workloads.push_back(w.resolved);
       workload_flows_.push_back(w.flows.size());
     }
   }
   warnings_ = sc_.graph.warnings;
+  warnings_.insert(warnings_.end(), deferred_warnings.begin(), deferred_warnings.end());
   if (sc_.preset) {
     for (const PresetUse::Override& o : sc_.preset->overrides) {
       warnings_.push_back(fmt::format("{}: {} is {}, not switch.preset {}'s {}: the scenario's value applies", sc_.file,

@@ -58,6 +58,9 @@ const Schema<TcpParams>& TcpParams::schema() {
              in_range(0.0, 1e9), "cycles")
         .add(&TcpParams::batch, "batch", "65536B", "bytes a sending core copies and hands to the NIC at once (TSO)",
              at_least(Bytes(1)))
+        .add(&TcpParams::lossless_ok, "lossless_ok", "false",
+             "kernel TCP on a priority of switch.pfc.priorities is meant (no warning): it is then paused, never "
+             "dropped, and its pauses hold the RDMA traffic of that priority")
         .reserved("cc", "congestion control, see tcp.cc.*")
         .validate([](const TcpParams& p) -> std::optional<std::pair<std::string, std::string>> {
           if (p.rto_max < p.rto_min) {

@@ -29,6 +29,7 @@ struct TcpParams {
   double rx_cycles_per_byte = 0, rx_cycles_per_frame = 0;
   double call_cycles = 0;
   Bytes batch;
+  bool lossless_ok = false;  // read by the scenario's checks only
   static const Schema<TcpParams>& schema();
 };
 

@@ -23,6 +23,8 @@ const SummaryColumn kSweepColumns[] = {
     {"ecn_marked", "/ecn/marked"},
     {"cnp_sent", "/cnp/sent"},
     {"retransmits", "/transport/retransmits"},
+    {"cpu_core_s", "/cpu/core_seconds"},
+    {"cpu_max_server_s", "/cpu/max_server_core_seconds"},
     {"sim_time_ns", "/sim_time_ns"},
     {"wall_time_s", "/wall_time_s"},
 };
