@@ -319,7 +319,7 @@ std::string ports_csv(const Network& net, Time now) {
   std::string out =
       "switch,port,peer,priority,tx_bytes,tx_packets,max_queue_bytes,ecn_marked,drops_shared_limit,"
       "drops_headroom_overflow,drops_buffer_full,drops_link_down,drops_no_route,pause_sent,resume_sent,pause_rcvd,"
-      "paused_ns,max_headroom_bytes,drops_watchdog,peer_endpoint\n";
+      "paused_ns,max_headroom_bytes,drops_watchdog,peer_endpoint,credit_wait_ns\n";
   std::unordered_map<const Node*, uint32_t> endpoint;  // a NIC's endpoint index
   for (uint32_t h = 0; h < net.num_hosts(); ++h) {
     endpoint[net.nics()[h].get()] = h;
@@ -340,10 +340,11 @@ std::string ports_csv(const Network& net, Time now) {
         if (quiet) {
           continue;
         }
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{}\n", sw->name(), p, peer, c,
-                           k.tx_bytes, k.tx_packets, k.max_queue, k.ecn_marked, k.drops[0], k.drops[1], k.drops[2],
-                           k.drops[3], k.drops[4], k.xoff_sent, k.xon_sent, ps.xoff_rcvd[c],
-                           static_cast<double>(paused.ps()) / 1000.0, k.max_headroom, k.drops[5], peer_endpoint);
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{:.3f}\n", sw->name(), p,
+                           peer, c, k.tx_bytes, k.tx_packets, k.max_queue, k.ecn_marked, k.drops[0], k.drops[1],
+                           k.drops[2], k.drops[3], k.drops[4], k.xoff_sent, k.xon_sent, ps.xoff_rcvd[c],
+                           static_cast<double>(paused.ps()) / 1000.0, k.max_headroom, k.drops[5], peer_endpoint,
+                           k.credit_wait.ns_f());
       }
     }
   }
@@ -396,7 +397,8 @@ std::string buckets_csv(const std::vector<SizeBucket>& buckets) {
 std::string nics_csv(const Network& net, Time now) {
   std::string out =
       "host,tx_bytes,rx_bytes,data_sent,data_rcvd,ctrl_sent,ctrl_rcvd,acks_sent,naks_sent,cnps_sent,pause_rcvd,"
-      "paused_ns,lost_link_down,pause_sent,resume_sent,rx_buffer_max_bytes,rx_dropped,cpu_s,server,nic,name\n";
+      "paused_ns,lost_link_down,pause_sent,resume_sent,rx_buffer_max_bytes,rx_dropped,cpu_s,server,nic,name,"
+      "credit_wait_ns\n";
   std::vector<std::pair<std::string, size_t>> where(net.num_hosts());  // per NIC: its server and index there
   for (size_t s = 0; s < net.num_servers(); ++s) {
     for (size_t k = 0; k < net.server(s).num_nics(); ++k) {
@@ -413,11 +415,17 @@ std::string nics_csv(const Network& net, Time now) {
       pauses += ps.xoff_rcvd[c];
       paused += paused_for(ps, c, now);
     }
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{:.9f},{},{},{}\n", h, k.tx_bytes,
+    Time credit_wait;
+    if (const CreditTx* ct = n.credit_tx()) {
+      for (int c = 0; c < 8; ++c) {
+        credit_wait += ct->waited_until(c, now);
+      }
+    }
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{:.9f},{},{},{},{:.3f}\n", h, k.tx_bytes,
                        k.rx_bytes, k.data_sent, k.data_rcvd, k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent,
                        k.cnps_sent, pauses, static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down, k.pause_sent,
                        k.resume_sent, k.rx_buffer_max, k.rx_dropped, n.cpu_time().sec_f(), where[h].first,
-                       where[h].second, n.name());
+                       where[h].second, n.name(), credit_wait.ns_f());
   }
   return out;
 }

@@ -15,7 +15,12 @@ namespace rocesim {
 
 Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic,
                  const CcAlgorithm& cc, const std::string& scenario_file)
-    : sim_(sim), graph_(g), nic_params_(nic), switch_latency_(sw.latency), rng_(sim.rng("network.flows")) {
+    : sim_(sim),
+      graph_(g),
+      nic_params_(nic),
+      switch_latency_(sw.latency),
+      rng_(sim.rng("network.flows")),
+      scenario_file_(scenario_file) {
   // A NIC marks each priority with the smallest DSCP that the switches map to it (trust DSCP end to end).
   const auto dscp_to_prio = parse_dscp_map(sw.dscp_map);
   for (int d = 63; d >= 0; --d) {
@@ -357,7 +362,7 @@ Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport, 
   const int64_t mtu = nic_params_.mtu;
   const int64_t n = std::max<int64_t>(1, (size.count() + mtu - 1) / mtu);
   const auto data_wire = [&](int64_t payload, bool first, bool last) {
-    return int64_t{wire::on_wire(wire::data_frame(op, static_cast<int>(payload), first, last) + int_bytes_)};
+    return int64_t{on_wire(wire::data_frame(op, static_cast<int>(payload), first, last, fabric_) + int_bytes_)};
   };
   const int64_t first_wire = data_wire(std::min(mtu, size.count()), true, n == 1);
   int64_t total_wire = first_wire;
@@ -383,7 +388,7 @@ Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport, 
     one_way += hop.second;
   }
   if (!read) {  // then the ACK of the last packet comes back
-    const Bytes ack(wire::on_wire(wire::kAckFrame + int_bytes_));
+    const Bytes ack(on_wire(wire::rdma_frame(fabric_, 0, wire::kAeth) + int_bytes_));
     Time back;
     for (const auto& hop : hops) {
       back += hop.first.tx_time(ack);
@@ -391,7 +396,7 @@ Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport, 
     return data + one_way * 2 + back;
   }
   // READ: the request crosses to the responder first; the responses stream back; the last one completes it.
-  const Bytes request(wire::on_wire(wire::roce_frame(0, wire::kReth)));
+  const Bytes request(on_wire(wire::rdma_frame(fabric_, 0, wire::kReth)));
   Time req;
   for (const auto& hop : hops) {
     req += hop.first.tx_time(request);
@@ -400,7 +405,7 @@ Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport, 
 }
 
 Time Network::round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes first_wire) const {
-  const Bytes ack(wire::on_wire(wire::kAckFrame + int_bytes_));
+  const Bytes ack(on_wire(wire::rdma_frame(fabric_, 0, wire::kAeth) + int_bytes_));
   Time t;
   for (const auto& [rate, delay] : hops) {
     t += delay * 2 + rate.tx_time(first_wire) + rate.tx_time(ack);
@@ -409,7 +414,7 @@ Time Network::round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes f
 }
 
 Bytes Network::full_frame() const {
-  return Bytes(wire::on_wire(wire::roce_frame(static_cast<int>(nic_params_.mtu), 0) + int_bytes_));
+  return Bytes(on_wire(wire::rdma_frame(fabric_, static_cast<int>(nic_params_.mtu), 0) + int_bytes_));
 }
 
 Time Network::base_rtt(uint32_t src, uint32_t dst, uint16_t sport) const {
@@ -641,6 +646,87 @@ std::vector<std::pair<Switch*, uint16_t>> Network::parse_ports(const std::string
     }
   }
   return out;
+}
+
+void Network::use_fabric(wire::Fabric f, const InfinibandParams& ib) {
+  fabric_ = f;
+  for (auto& n : nics_) {
+    n->use_fabric(f);
+  }
+  if (f == wire::Fabric::kRoceV1) {
+    check_one_subnet();
+  }
+  if (f != wire::Fabric::kInfiniband) {
+    return;
+  }
+  for (auto& s : switches_) {
+    s->enable_credits();
+  }
+  // Each end of a link advertises a buffer per VL sized for the link into it; the other end starts with that many
+  // credits (what InfiniBand's link initialisation exchanges).
+  const Bytes max_frame(nics_.front()->max_frame());
+  for (const LinkPorts& lp : link_ports_) {
+    CreditConfig cfg[2];
+    for (int e = 0; e < 2; ++e) {
+      const auto* sw = dynamic_cast<const Switch*>(lp.node[e]);
+      const LinkEnd& in = sw ? sw->link(lp.port[e]) : static_cast<const Nic*>(lp.node[e])->link();
+      cfg[e] = credit_config(ib, in.rate, in.delay, sw ? switch_latency_ : Time(), max_frame, scenario_file_);
+    }
+    for (int e = 0; e < 2; ++e) {
+      if (auto* sw = dynamic_cast<Switch*>(lp.node[e])) {
+        sw->set_credits(lp.port[e], cfg[e], cfg[1 - e].buffer_blocks);
+      } else {
+        static_cast<Nic*>(lp.node[e])->enable_credits(cfg[e], cfg[1 - e].buffer_blocks);
+      }
+    }
+  }
+  use_destination_routing();
+}
+
+// InfiniBand switches forward each destination LID on one port: the subnet manager's fat-tree routing spreads
+// destinations over the up ports by D-mod-K (Zahavi, "D-Mod-K Routing Providing Non-Blocking Traffic for Shift
+// Permutations on Real Life Fat Trees", 2010; OpenSM's ftree engine), where a switch at tier t picks
+// (LID / product of the up-port counts of the tiers below t) mod its number of up ports.
+void Network::use_destination_routing() {
+  const std::vector<int> level = levels(graph_);
+  std::map<int, uint32_t> ups;  // per switch tier: the up ports of its first switch
+  std::vector<uint32_t> up_count(graph_.nodes.size(), 0);
+  for (const TopoLink& l : graph_.links) {
+    up_count[l.a] += level[l.b] > level[l.a];
+    up_count[l.b] += level[l.a] > level[l.b];
+  }
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    if (node_switch_[i] >= 0 && !ups.contains(level[i])) {
+      ups[level[i]] = std::max<uint32_t>(1, up_count[i]);
+    }
+  }
+  for (size_t si = 0; si < switches_.size(); ++si) {
+    const int tier = level[switches_[si]->graph_id()];
+    uint32_t div = 1;
+    for (const auto& [t, n] : ups) {
+      if (t < tier) {
+        div *= n;
+      }
+    }
+    Ecmp e = switches_[si]->ecmp();
+    e.lid_div = div;
+    switches_[si]->set_routes(initial_routes_[si], e);
+  }
+}
+
+// RoCEv1 packets are Ethernet frames without an IP header: they reach only hosts of the same layer-2 domain, the
+// NICs of one switch here (a fabric of several switches routes between subnets).
+void Network::check_one_subnet() const {
+  for (uint32_t h = 1; h < host_attach_.size(); ++h) {
+    if (host_attach_[h].first != host_attach_[0].first) {
+      throw InputError(scenario_file_, 0, "fabric",
+                       "roce-v1 cannot join " + nics_[0]->name() + " and " + nics_[h]->name() +
+                           ": they sit in different subnets (behind " + host_attach_[0].first->name() + " and " +
+                           host_attach_[h].first->name() +
+                           ", joined by routed switches), and RoCEv1 frames (EtherType 0x8915, no IP header) do not "
+                           "cross a router; use fabric: roce-v2, or a single switch (topology type: star)");
+    }
+  }
 }
 
 Network::Conservation Network::conservation() const {

@@ -39,6 +39,13 @@ class Network {
     uint16_t sport = 0;                      // the queue pairs' UDP source port; 0: a random one of the ephemeral range
     Transport transport = Transport::kRdma;  // TCP and iWARP carry WRITE and SEND, not READ
   };
+  // The link layer under RDMA (before connections): packet framing on every NIC; with InfiniBand, credit-based
+  // flow control on every link (buffers from `ib`) and destination-based routing. RoCEv1 throws InputError
+  // (key fabric) unless every NIC is on one switch.
+  void use_fabric(wire::Fabric f, const InfinibandParams& ib);
+  wire::Fabric fabric() const { return fabric_; }
+  // Bytes a link spends on a frame of this fabric.
+  int on_wire(int frame) const { return frame + wire::frame_gap(fabric_); }
   // The TCP every kernel TCP and iWARP connection uses (before connections that need it).
   void set_tcp(const TcpParams& p, const TcpCcAlgorithm& cc) {
     tcp_ = &p;
@@ -147,6 +154,9 @@ class Network {
   uint8_t lossless_ = 0;  // switch.pfc.priorities
   Time switch_latency_;
   int int_bytes_ = 0;  // INT header bytes on data packets and ACKs (0 unless the CC uses telemetry)
+  wire::Fabric fabric_ = wire::Fabric::kRoceV2;
+  void use_destination_routing();
+  void check_one_subnet() const;
   Rng rng_;
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::unique_ptr<Nic>> nics_;

@@ -123,6 +123,7 @@ void Capture::record(Time ts, const Packet& p, uint32_t node, uint32_t iface) {
   frame::Context ctx;
   ctx.node = node;
   ctx.port = p.in_port;
+  ctx.roce_v1 = net_.fabric() == wire::Fabric::kRoceV1;
   if (wire::has_reth(p.opcode)) {
     ctx.dma_length = p.dma_length();
   }

@@ -23,6 +23,12 @@ const Schema<ScenarioParams>& ScenarioParams::schema() {
         .add(&ScenarioParams::stop, "stop", "10ms",
              "simulated time at which the run ends (earlier if every flow is done)", at_least(Time::ps(1)))
         .add(&ScenarioParams::name, "name", "scenario", "a name for the results")
+        .add(&ScenarioParams::fabric, "fabric", "roce-v2",
+             "link layer under RDMA: roce-v2 (Ethernet, IPv4, UDP), roce-v1 (Ethernet only, EtherType 0x8915: one "
+             "switch), infiniband (credit-based flow control per VL, LRH framing, routing by destination; see "
+             "infiniband.*)",
+             one_of({"roce-v2", "roce-v1", "infiniband"}))
+        .reserved("infiniband", "credit-based flow control with fabric: infiniband, see infiniband.*")
         .reserved("topology", "the fabric, see topology.*")
         .reserved("switch", "see switch.*")
         .reserved("nic", "see nic.*")
@@ -108,7 +114,49 @@ InputError attribute_to_override(const InputError& e, const std::vector<std::str
   return e;
 }
 
+wire::Fabric fabric_of(const std::string& name) {
+  return name == "infiniband" ? wire::Fabric::kInfiniband
+         : name == "roce-v1"  ? wire::Fabric::kRoceV1
+                              : wire::Fabric::kRoceV2;
+}
+
 namespace {
+// What InfiniBand does not have or rocesim does not model on it: errors for what cannot run, a warning for
+// settings that mean nothing there (docs/scenario.md, "Fabrics").
+void check_fabric(Scenario& sc, const YAML::Node& root) {
+  if (sc.top.fabric != "infiniband") {
+    if (root["infiniband"]) {
+      sc.fabric_warnings.push_back(fmt::format("{}:{}: infiniband: has no effect with fabric: {}", sc.file,
+                                               line_of(root["infiniband"]), sc.top.fabric));
+    }
+    return;
+  }
+  if (!sc.events.empty()) {
+    throw InputError(sc.file, line_of(root["events"]), "events",
+                     "fabric: infiniband does not model link failures or NIC faults (its links' credits would "
+                     "have to be re-initialised); remove events or use fabric: roce-v2");
+  }
+  if (sc.capture) {
+    throw InputError(sc.file, line_of(root["capture"]), "capture",
+                     "captures are Ethernet (pcap); fabric: infiniband has no Ethernet frames to write");
+  }
+  const YAML::Node sw = root["switch"];
+  if (sw.IsMap() && sw["pfc"]) {
+    sc.fabric_warnings.push_back(
+        fmt::format("{}:{}: switch.pfc: has no effect with fabric: infiniband: credits keep every virtual lane "
+                    "lossless, and no PFC frame is sent",
+                    sc.file, line_of(sw["pfc"])));
+  }
+  for (const char* key : {"admission", "buffer"}) {
+    if (sw.IsMap() && sw[key]) {
+      sc.fabric_warnings.push_back(
+          fmt::format("{}:{}: switch.{}: has no effect with fabric: infiniband: each port's buffer per virtual lane is "
+                      "infiniband.vl_buffer",
+                      sc.file, line_of(sw[key]), key));
+    }
+  }
+}
+
 Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std::string& base_dir,
                              std::optional<int64_t> seed_override);
 
@@ -203,11 +251,13 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   sc.graph = build_topology(root["topology"], ctx, base_dir);
   sc.workload_node = root["workload"];
   sc.routing = RoutingParams::schema().parse(root["routing"], ctx, "routing");
+  sc.ib = InfinibandParams::schema().parse(root["infiniband"], ctx, "infiniband");
   sc.events = parse_fabric_events(root["events"], ctx);
   sc.output = OutputParams::schema().parse(root["output"], ctx, "output");
   if (root["capture"] && !root["capture"].IsNull()) {
     sc.capture = CaptureParams::schema().parse(root["capture"], ctx, "capture");
   }
+  check_fabric(sc, root);
   if (sc.workload_node.IsDefined() && !sc.workload_node.IsNull() && !sc.workload_node.IsSequence()) {
     throw InputError(file, line_of(sc.workload_node), "workload", "expected a list of workloads (- type: ...)");
   }
@@ -267,6 +317,7 @@ void check_memory(const Scenario& sc, size_t flows, const std::string& key, int 
 void Simulation::build() {
   check_memory(sc_, 0, "topology", 0);
   net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, sc_.file);
+  net_->use_fabric(fabric_of(sc_.top.fabric), sc_.ib);
   net_->schedule_events(sc_.events, sc_.routing, sc_.file);
   if (sc_.routing.ecmp == "hpcc-ns3") {
     net_->use_hpcc_ecmp(static_cast<uint16_t>(sc_.routing.ecmp_dport));
@@ -309,6 +360,12 @@ void Simulation::build() {
                            "no DSCP in switch.dscp_map selects priority " + std::to_string(f.priority));
         }
         f.workload = static_cast<uint16_t>(i);
+        if (f.transport != Transport::kRdma && net_->fabric() == wire::Fabric::kInfiniband) {
+          throw InputError(sc_.file, line_of(sc_.workload_node[i]["transport"]), path + ".transport",
+                           std::string(to_string(f.transport)) +
+                               " runs over Ethernet and IP; fabric: infiniband carries RDMA only (IP over "
+                               "InfiniBand is not modelled)");
+        }
         uses_tcp_ = uses_tcp_ || f.transport != Transport::kRdma;
         tcp_lossless = tcp_lossless ||
                        (f.transport == Transport::kTcp &&
@@ -334,6 +391,7 @@ void Simulation::build() {
     }
   }
   warnings_ = sc_.graph.warnings;
+  warnings_.insert(warnings_.end(), sc_.fabric_warnings.begin(), sc_.fabric_warnings.end());
   warnings_.insert(warnings_.end(), deferred_warnings.begin(), deferred_warnings.end());
   if (sc_.preset) {
     for (const PresetUse::Override& o : sc_.preset->overrides) {
@@ -391,6 +449,9 @@ void Simulation::build() {
   }
   resolved_["nic"] = NicParams::schema().dump(sc_.nic);
   resolved_["nic"]["cc"] = sc_.cc->dump();
+  if (sc_.top.fabric == "infiniband") {
+    resolved_["infiniband"] = InfinibandParams::schema().dump(sc_.ib);
+  }
   if (uses_tcp_) {
     resolved_["tcp"] = TcpParams::schema().dump(sc_.tcp);
     resolved_["tcp"]["cc"] = sc_.tcp_cc->dump();
@@ -448,6 +509,7 @@ std::vector<ParamDoc> all_params() {
   ServerParams::schema().describe("server", out);
   cc_registry().describe(out);
   TcpParams::schema().describe("tcp", out);
+  InfinibandParams::schema().describe("infiniband", out);
   tcp_cc_registry().describe(out);
   workload_registry().describe(out, "workload[].type", "workload");
   RoutingParams::schema().describe("routing", out);

@@ -34,6 +34,7 @@ struct ScenarioParams {
   int64_t seed = 0;
   Time stop;
   std::string name;
+  std::string fabric;
   static const Schema<ScenarioParams>& schema();
 };
 
@@ -49,6 +50,8 @@ struct Scenario {
   TopologyGraph graph;
   YAML::Node workload_node;
   RoutingParams routing;
+  InfinibandParams ib;
+  std::vector<std::string> fabric_warnings;  // settings the fabric ignores
   std::vector<FabricEvent> events;
   std::optional<CaptureParams> capture;
   OutputParams output;
@@ -60,6 +63,9 @@ struct Scenario {
   // (Simulation; the CLI sets it from ROCESIM_MEMORY_LIMIT or the machine's memory).
   double memory_limit = 0;
 };
+
+// The link layer a `fabric` value names.
+wire::Fabric fabric_of(const std::string& name);
 
 // An error in a value that came from --set names `--set`, not a line of the scenario file.
 InputError attribute_to_override(const InputError& e, const std::vector<std::string>& overrides);

@@ -198,6 +198,39 @@ uint32_t icrc(const uint8_t* f, size_t len) {
   return crc32(pseudo.data(), pseudo.size());
 }
 
+// RoCEv1's GRH (IBTA vol 1, 8.3; annex A16): IP version 6, traffic class from the DSCP and ECN, flow label 0,
+// payload length (BTH to ICRC), next header 0x1B (the BTH), hop limit 1 (the packet stays in its subnet), and
+// link-local GIDs fe80::/64 with the interface identifier of the host's MAC (modified EUI-64, RFC 4291).
+void put_grh(std::vector<uint8_t>& b, const Packet& p, int payload_len) {
+  const uint8_t tclass = static_cast<uint8_t>(p.dscp << 2 | (p.ecn & 3));
+  b.push_back(static_cast<uint8_t>(0x60 | tclass >> 4));
+  b.push_back(static_cast<uint8_t>(tclass << 4));
+  put16(b, 0);
+  put16(b, static_cast<uint32_t>(payload_len));
+  b.push_back(0x1B);
+  b.push_back(1);
+  for (uint32_t host : {p.src, p.dst}) {
+    const auto mac = host_mac(host);
+    const std::array<uint8_t, 16> gid{
+        0xfe,   0x80,   0,    0,    0,      0,      0,     0, static_cast<uint8_t>(mac[0] ^ 0x02),
+        mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5]};
+    b.insert(b.end(), gid.begin(), gid.end());
+  }
+}
+
+// RoCEv1's ICRC (IBTA annex A16.8): as InfiniBand's over a GRH, with 8 bytes of 0xFF for the LRH it lacks: the
+// GRH's traffic class, flow label and hop limit and the BTH's FECN/BECN byte masked to ones.
+uint32_t icrc_v1(const uint8_t* f, size_t len) {
+  std::vector<uint8_t> pseudo(8 + len - wire::kEth, 0xFF);
+  std::copy(f + wire::kEth, f + len, pseudo.begin() + 8);
+  uint8_t* grh = pseudo.data() + 8;
+  grh[0] |= 0x0F;                   // traffic class (high nibble) ...
+  grh[1] = grh[2] = grh[3] = 0xFF;  // ... and flow label
+  grh[7] = 0xFF;                    // hop limit
+  grh[wire::kGrh + 4] = 0xFF;       // BTH: FECN, BECN and reserved bits
+  return crc32(pseudo.data(), pseudo.size());
+}
+
 std::vector<uint8_t> build(const Packet& p, const Context& c) {
   std::vector<uint8_t> b;
   b.reserve(p.frame);
@@ -221,22 +254,28 @@ std::vector<uint8_t> build(const Packet& p, const Context& c) {
   const auto dmac = host_mac(p.dst), smac = host_mac(p.src);
   b.insert(b.end(), dmac.begin(), dmac.end());
   b.insert(b.end(), smac.begin(), smac.end());
-  put16(b, 0x0800);
+  const bool v1 = c.roce_v1 && p.kind != PacketKind::kTcp;
+  put16(b, v1 ? wire::kRoceV1EtherType : 0x0800);
   if (p.kind == PacketKind::kTcp) {
     return build_tcp(p, std::move(b));
   }
   const int ext = wire::ext_headers(p.opcode) + (p.opcode == wire::kCnp ? wire::kCnpReserved : 0);
   const int pad = wire::pad_bytes(p.payload);
   // Whatever the frame holds beyond the headers, payload and pad is the INT block (HPCC).
-  const int base = wire::kEth + wire::kIpv4 + wire::kUdp + wire::kBth + ext + p.payload + pad + wire::kIcrc;
-  const int int_len = std::max(0, p.frame - wire::kFcs - base);
-  const int udp_len = wire::kUdp + wire::kBth + ext + p.payload + pad + int_len + wire::kIcrc;
-  put_ipv4(b, p, 17, udp_len);
-  // UDP: destination 4791; the source port is the QP's ECMP entropy; checksum 0 (RoCEv2 allows it).
-  put16(b, p.sport);
-  put16(b, wire::kRoceUdpPort);
-  put16(b, static_cast<uint32_t>(udp_len));
-  put16(b, 0);
+  const int base = wire::kBth + ext + p.payload + pad + wire::kIcrc;
+  const int int_len =
+      std::max(0, p.frame - wire::kFcs - base - wire::framing(v1 ? wire::Fabric::kRoceV1 : wire::Fabric::kRoceV2).head);
+  const int transport_len = wire::kBth + ext + p.payload + pad + int_len + wire::kIcrc;
+  if (v1) {
+    put_grh(b, p, transport_len);
+  } else {
+    put_ipv4(b, p, 17, wire::kUdp + transport_len);
+    // UDP: destination 4791; the source port is the QP's ECMP entropy; checksum 0 (RoCEv2 allows it).
+    put16(b, p.sport);
+    put16(b, wire::kRoceUdpPort);
+    put16(b, static_cast<uint32_t>(wire::kUdp + transport_len));
+    put16(b, 0);
+  }
   // BTH
   b.push_back(p.opcode);
   b.push_back(static_cast<uint8_t>(pad << 4));
@@ -280,7 +319,7 @@ std::vector<uint8_t> build(const Packet& p, const Context& c) {
     }
     b.resize(at + static_cast<size_t>(int_len), 0);
   }
-  const uint32_t crc = icrc(b.data(), b.size());
+  const uint32_t crc = v1 ? icrc_v1(b.data(), b.size()) : icrc(b.data(), b.size());
   for (int k = 0; k < 4; ++k) {
     b.push_back(static_cast<uint8_t>(crc >> (8 * k)));  // little-endian, like the FCS
   }

@@ -30,6 +30,7 @@ struct Context {
   uint32_t dma_length = 0;
   uint32_t node = 0;  // the sending node, for PFC source MACs
   uint16_t port = 0;
+  bool roce_v1 = false;  // RDMA packets in RoCEv1 framing (fabric: roce-v1)
 };
 
 // The whole frame, FCS excluded: Ethernet, IPv4, UDP 4791, BTH, RETH/AETH, payload (zeros), pad, INT (when the

@@ -17,8 +17,9 @@
 
 namespace rocesim {
 
-// kTcp: a TCP segment (kernel TCP or iWARP's offloaded TCP), data or a pure ACK (payload 0).
-enum class PacketKind : uint8_t { kData, kAck, kNak, kCnp, kPfc, kReadRequest, kTcp };
+// kTcp: a TCP segment (kernel TCP or iWARP's offloaded TCP), data or a pure ACK (payload 0). kCredit: an
+// InfiniBand flow control packet (net/credits.hpp), a link's own like PFC frames.
+enum class PacketKind : uint8_t { kData, kAck, kNak, kCnp, kPfc, kReadRequest, kTcp, kCredit };
 
 // One hop of in-band network telemetry (HPCC, Li et al., SIGCOMM 2019, section 4): what the egress port looked
 // like when the packet left it.
@@ -32,7 +33,7 @@ inline constexpr int kMaxIntHops = 5;
 // The INT header on the wire: 2 bytes of hop count and 8 bytes per hop for up to 5 hops (the layout of the
 // HPCC simulator's IntHeader), carried by data packets and echoed by ACKs when the congestion control asks.
 inline constexpr int kIntHeaderBytes = 2 + 8 * kMaxIntHops;
-inline constexpr int kPacketKinds = 7;
+inline constexpr int kPacketKinds = 8;
 
 // The rare or optional parts of a packet, kept out of line so that the common packet fits one cache line:
 // in-band telemetry (data packets and the ACKs echoing it, only when the congestion control uses it), the
@@ -82,8 +83,9 @@ struct alignas(64) Packet {
   static constexpr uint8_t kFlagRnr = 8;     // NAK: receiver not ready (AETH syndrome 0x20), not a sequence error
   static constexpr uint8_t kFlagEce = 16;    // TCP ACK: ECN-Echo (RFC 3168)
   static constexpr uint8_t kFlagIwarp = 32;  // TCP: an iWARP connection's segment (MPA/DDP/RDMAP inside)
+  static constexpr uint8_t kFlagIb = 64;     // an InfiniBand packet: delimiters, not preamble and gap, on the wire
 
-  int wire_bytes() const { return wire::on_wire(frame); }
+  int wire_bytes() const { return frame + (flags & kFlagIb ? wire::kIbDelimiters : wire::kPreambleIfg); }
   // The RETH DMA length (the message's bytes) of a WRITE's first packet or a READ request, kept in the fields
   // that only ACKs use.
   uint32_t dma_length() const { return uint32_t{ack_pkts} << 16 | ack_ce; }

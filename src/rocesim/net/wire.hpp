@@ -29,6 +29,42 @@ constexpr int roce_frame(int payload, int ext) {
   const int f = kEth + kIpv4 + kUdp + kBth + ext + payload + pad_bytes(payload) + kIcrc + kFcs;
   return f < kMinFrame ? kMinFrame : f;
 }
+
+// The link layer the RDMA transport runs on (`fabric`): RoCEv2 (IBTA annex A17: Ethernet, IPv4, UDP port 4791),
+// RoCEv1 (annex A16: Ethernet with EtherType 0x8915 and a GRH, not routable over IP), or native InfiniBand (IBTA
+// vol 1 chapter 5 and 7: LRH, the transport headers, ICRC and VCRC, framed by a start and an end delimiter
+// symbol, no preamble or gap; vol 2 5.6).
+enum class Fabric : uint8_t { kRoceV2, kRoceV1, kInfiniband };
+inline constexpr int kGrh = 40;
+inline constexpr uint16_t kRoceV1EtherType = 0x8915;
+inline constexpr int kLrh = 8;
+inline constexpr int kVcrc = 2;
+inline constexpr int kIbDelimiters = 2;  // SDP/SLP and EGP: with them a packet fills whole 4-lane words
+// An InfiniBand flow control packet (vol 1, 7.9.4): op, FCTBS, VL and FCCL in 4 bytes, then a 2-byte LPCRC.
+inline constexpr int kIbFlowControl = 6;
+// Bytes before the BTH and after the ICRC of each fabric's packets, and the least frame.
+struct Framing {
+  int head = 0, tail = 0, min = 0;
+};
+constexpr Framing framing(Fabric f) {
+  switch (f) {
+    case Fabric::kRoceV1:
+      return {kEth + kGrh, kFcs, kMinFrame};
+    case Fabric::kInfiniband:
+      return {kLrh, kVcrc, 0};
+    default:
+      return {kEth + kIpv4 + kUdp, kFcs, kMinFrame};
+  }
+}
+// Frame bytes of an RDMA packet on `f` carrying `payload` bytes and `ext` bytes of extended transport headers.
+constexpr int rdma_frame(Fabric f, int payload, int ext) {
+  const Framing k = framing(f);
+  const int n = k.head + kBth + ext + payload + pad_bytes(payload) + kIcrc + k.tail;
+  return n < k.min ? k.min : n;
+}
+// Bytes a link spends on a frame besides it: preamble, SFD and gap on Ethernet; the delimiters on InfiniBand.
+constexpr int frame_gap(Fabric f) { return f == Fabric::kInfiniband ? kIbDelimiters : kPreambleIfg; }
+
 // An IEEE 802.1Qbb PFC frame is a minimum-size MAC control frame (IEEE 802.1Qbb clause 36; 802.3 annex 31D).
 inline constexpr int kPfcFrame = 64;
 inline constexpr int kAckFrame = roce_frame(0, kAeth);         // 66 B
@@ -95,8 +131,8 @@ constexpr int ext_headers(uint8_t op) {
   return (has_reth(op) ? kReth : 0) + (has_immdt(op) ? kImmDt : 0) + (has_aeth(op) ? kAeth : 0);
 }
 // Frame bytes of a data packet of a `verb` message (without INT).
-constexpr int data_frame(Verb v, int payload, bool first, bool last) {
-  return roce_frame(payload, ext_headers(data_opcode(v, first, last)));
+constexpr int data_frame(Verb v, int payload, bool first, bool last, Fabric f = Fabric::kRoceV2) {
+  return rdma_frame(f, payload, ext_headers(data_opcode(v, first, last)));
 }
 
 // TCP over Ethernet/IPv4 (RFC 9293), as Linux sends it: a 20-byte header with the timestamps option (RFC 7323:

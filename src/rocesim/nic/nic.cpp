@@ -369,12 +369,12 @@ constexpr int64_t kMinMaxMtu = 9216;  // the XON gap: mlx5 port_buffer.c's MINIM
 }
 
 Bytes Nic::rx_buffer_needed() const {
-  const int64_t frame = wire::roce_frame(static_cast<int>(p_.mtu), wire::kReth);
+  const int64_t frame = wire::rdma_frame(fabric_, static_cast<int>(p_.mtu), wire::kReth);
   return mlx5_rx_headroom(link_.rate, p_.cable_length, frame) + Bytes(std::max(frame, kMinMaxMtu)) + Bytes(frame);
 }
 
 void Nic::schedule_slow_receiver(Time from, Time until, Rate rate, uint8_t lossless) {
-  const int64_t frame = wire::roce_frame(static_cast<int>(p_.mtu), wire::kReth);
+  const int64_t frame = wire::rdma_frame(fabric_, static_cast<int>(p_.mtu), wire::kReth);
   rx_.configure(p_.rx_buffer, mlx5_rx_headroom(link_.rate, p_.cable_length, frame), Bytes(std::max(frame, kMinMaxMtu)));
   rx_lossless_ = lossless;
   sim_.at(from, this, kEvSlowRx, static_cast<uint64_t>(rate.bps()));
@@ -388,7 +388,7 @@ void Nic::set_dma(Rate read, Rate write, uint8_t lossless) {
   dma_paced_ = read.bps() > 0;
   rx_dma_ = write;
   if (write.bps() > 0) {
-    const int64_t frame = wire::roce_frame(static_cast<int>(p_.mtu), wire::kReth);
+    const int64_t frame = wire::rdma_frame(fabric_, static_cast<int>(p_.mtu), wire::kReth);
     rx_.configure(p_.rx_buffer, mlx5_rx_headroom(link_.rate, p_.cable_length, frame),
                   Bytes(std::max(frame, kMinMaxMtu)));
     rx_lossless_ = lossless;
@@ -422,6 +422,9 @@ void Nic::buffer_frame(Packet* p) {
 
 void Nic::drain_rx() {
   Packet* p = rx_.pop();
+  if (credits_) {
+    free_credits(*p);
+  }
   if (!rx_.xoff() && rx_refresh_gen_ % 2 == 1) {
     signal_rx_pfc();
   }
@@ -458,6 +461,61 @@ void Nic::send_pause() {
   }
   ++(pfc_pending_ & xoff ? cnt_.pause_sent : cnt_.resume_sent);
   pfc_pending_ = 0;
+  cnt_.tx_bytes += f->frame;
+  busy_until_ = transmit(0, tx_, tx_.tx_time(f->wire_bytes(), link_), f);
+  wake_after_send();
+}
+
+void Nic::use_fabric(wire::Fabric f) {
+  fabric_ = f;
+  wire_flags_ = f == wire::Fabric::kInfiniband ? Packet::kFlagIb : 0;
+}
+
+int Nic::max_frame() const {
+  return wire::rdma_frame(fabric_, static_cast<int>(p_.mtu), wire::kReth) + (telemetry_ ? kIntHeaderBytes : 0);
+}
+
+void Nic::enable_credits(const CreditConfig& rx, uint32_t peer_buffer_blocks) {
+  credits_ = std::make_unique<Credits>();
+  credits_->rx.cfg = rx;
+  credits_->tx.limit.fill(peer_buffer_blocks);
+}
+
+uint8_t Nic::credit_blocked(int frame) const {
+  uint8_t m = 0;
+  for (int vl = 0; vl < 8; ++vl) {
+    m |= static_cast<uint8_t>(!credits_->tx.fits(vl, frame) << vl);
+  }
+  return m;
+}
+
+// Queue pairs with data to send on a VL without credits wait (nics.csv credit_wait_ns).
+void Nic::note_credit_wait(uint8_t held) {
+  uint8_t waiting = 0;
+  for (uint32_t qpn : active_) {
+    const SendQp& q = send_[qpn];
+    waiting |= static_cast<uint8_t>((q.next_psn < q.end_psn) << q.prio);
+  }
+  credits_->tx.hold(waiting & held, sim_.now());
+}
+
+void Nic::free_credits(const Packet& p) {
+  if (credits_->rx.release(p.priority, p.frame)) {
+    pfc_pending_ |= static_cast<uint8_t>(1u << p.priority);
+    try_send();
+  }
+}
+
+// One flow control packet (IBTA vol 1, 7.9.4) per VL with credits to return, lowest VL first; ahead of data and
+// never held for credits itself.
+void Nic::send_credit() {
+  const int vl = __builtin_ctz(pfc_pending_);
+  pfc_pending_ &= static_cast<uint8_t>(pfc_pending_ - 1);
+  Packet* f = pool_.acquire(PacketKind::kCredit);
+  f->frame = wire::kIbFlowControl;
+  f->flags = Packet::kFlagIb;
+  f->priority = static_cast<uint8_t>(vl);
+  f->psn = credits_->rx.advertise(vl);
   cnt_.tx_bytes += f->frame;
   busy_until_ = transmit(0, tx_, tx_.tx_time(f->wire_bytes(), link_), f);
   wake_after_send();
@@ -628,18 +686,18 @@ void Nic::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t
   c->flow = about.flow;
   c->psn = psn;
   c->sport = sport;
-  c->flags = extra.flags;
+  c->flags = extra.flags | wire_flags_;
   c->ack_pkts = extra.ack_pkts;
   c->ack_ce = extra.ack_ce;
   if (kind == PacketKind::kCnp) {
     c->opcode = wire::kCnp;
-    c->frame = wire::kCnpFrame;
+    c->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, wire::kCnpReserved, 0));
     c->sent = sim_.now();
     c->priority = static_cast<uint8_t>(p_.cnp_priority);
     ++cnt_.cnps_sent;
   } else {
     c->opcode = wire::kAcknowledge;
-    c->frame = wire::kAckFrame;
+    c->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, 0, wire::kAeth));
     c->sent = about.sent;  // echoed
     if (telemetry_) {
       c->frame = static_cast<uint16_t>(c->frame + kIntHeaderBytes);
@@ -668,7 +726,8 @@ void Nic::send_read_request(RecvQp& r, const QpMessage& m, uint32_t psn) {
   c->psn = psn;
   c->sport = r.sport;
   c->opcode = wire::kReadRequest;
-  c->frame = static_cast<uint16_t>(wire::roce_frame(0, wire::kReth));
+  c->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, 0, wire::kReth));
+  c->flags = wire_flags_;
   c->set_dma_length(static_cast<uint32_t>(m.size));
   c->priority = r.prio;
   c->dscp = prio_to_dscp_[r.prio];
@@ -738,11 +797,15 @@ void Nic::try_send() {
     return;
   }
   if (pfc_pending_) [[unlikely]] {  // MAC control frames go first and are not subject to pause
-    send_pause();
+    credits_ ? send_credit() : send_pause();
     return;
   }
   // A copy of the pause state's armed mask: a NIC never paused does not touch its pause state's cache line.
-  const uint8_t paused = pause_armed_ ? pause_states_[0].paused_mask(now) : 0;
+  // On InfiniBand, a VL without credits for a frame is held the same way.
+  uint8_t paused = pause_armed_ ? pause_states_[0].paused_mask(now) : 0;
+  if (credits_) [[unlikely]] {
+    paused |= credit_blocked(2 * kCreditBlock);
+  }
   // Control packets (ACK, NAK, CNP) go first, highest priority first: they are small and their delay is everyone's
   // delay. A paused priority holds back only its own control packets.
   if (const uint8_t ready = ctrl_ready_ & static_cast<uint8_t>(~paused)) {
@@ -752,9 +815,17 @@ void Nic::try_send() {
       ctrl_ready_ &= static_cast<uint8_t>(~(1u << prio));
     }
     cnt_.tx_bytes += c->frame;
+    if (credits_) [[unlikely]] {
+      credits_->tx.on_sent(c->priority, c->frame);
+    }
     busy_until_ = transmit(0, tx_, tx_.tx_time(c->wire_bytes(), link_), c);
     wake_after_send();
     return;
+  }
+  if (credits_) [[unlikely]] {
+    const uint8_t held = credit_blocked(max_frame());
+    paused |= held;
+    note_credit_wait(held);
   }
   // TCP segments and queue-pair packets take turns on the port.
   const bool tcp_first = tcp_ && tcp_turn_;
@@ -825,7 +896,7 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   p->sport = q.sport;
   p->payload = static_cast<uint16_t>(std::max(payload, 0));
   p->opcode = wire::data_opcode(q.op, first, last);
-  p->frame = static_cast<uint16_t>(wire::roce_frame(p->payload, wire::ext_headers(p->opcode)) +
+  p->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, p->payload, wire::ext_headers(p->opcode)) +
                                    (telemetry_ ? kIntHeaderBytes : 0));
   if (first && wire::has_reth(p->opcode)) {
     p->set_dma_length(static_cast<uint32_t>(q.tx_size));
@@ -835,9 +906,9 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
   p->ecn = wire::kEct0;
   // AckReq on the last packet, and on the packet that fills the congestion window, so that a window-limited QP
   // is never left waiting for an ACK the receiver is still coalescing.
-  p->flags =
-      static_cast<uint8_t>((last ? Packet::kFlagLast : 0) | (last && !q.read_response ? Packet::kFlagAckReq : 0) |
-                           (window_full(q) ? Packet::kFlagAckReq : 0) | (psn < q.high ? Packet::kFlagRetx : 0));
+  p->flags = static_cast<uint8_t>(
+      (last ? Packet::kFlagLast : 0) | (last && !q.read_response ? Packet::kFlagAckReq : 0) |
+      (window_full(q) ? Packet::kFlagAckReq : 0) | (psn < q.high ? Packet::kFlagRetx : 0) | wire_flags_);
   q.high = std::max(q.high, psn + 1);
   p->sent = sim_.now();
   const Time now = sim_.now();
@@ -865,6 +936,9 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
       return true;
     }
   }
+  if (credits_) [[unlikely]] {
+    credits_->tx.on_sent(p->priority, p->frame);
+  }
   busy_until_ = transmit(0, tx_, tx_.tx_time(p->wire_bytes(), link_), p);
   wake_after_send();
   return true;
@@ -889,7 +963,7 @@ void Nic::queue_ctrl(Packet* c) {
 }
 
 void Nic::wake_after_send() {
-  if (tcp_ && tcp_->wants_port()) [[unlikely]] {  // TCP is not paced: it may send when the port is free
+  if ((tcp_ && tcp_->wants_port()) || pfc_pending_) [[unlikely]] {  // TCP is not paced, nor link frames
     wake_by(busy_until_);
     return;
   }
@@ -928,6 +1002,21 @@ void Nic::tx_done(uint16_t) { try_send(); }  // (the NIC schedules no kEvTxDone:
 
 void Nic::receive(Packet* p) {
   cnt_.rx_bytes += p->frame;
+  if (credits_) [[unlikely]] {
+    if (p->kind == PacketKind::kCredit) {
+      credits_->tx.on_credit(p->priority, p->psn, max_frame(), sim_.now());
+      pool_.release(p);
+      try_send();
+      return;
+    }
+    if (!credits_->rx.take(p->priority, p->frame)) {
+      pool_.release(p);  // beyond the advertised buffer: a sender that ignored credits (counted)
+      return;
+    }
+    if (!(p->kind == PacketKind::kData && rx_slow_)) {
+      free_credits(*p);  // the NIC takes it at once
+    }
+  }
   switch (p->kind) {
     case PacketKind::kPfc: {
       const uint8_t resumed = apply_pfc(pause_states_[0], 0, *p, link_.rate, Time());
@@ -959,6 +1048,8 @@ void Nic::receive(Packet* p) {
     case PacketKind::kTcp:
       tcp_->receive(p);  // the stack keeps a data segment until its core has processed it
       return;
+    case PacketKind::kCredit:
+      break;  // (only on InfiniBand, handled above)
     case PacketKind::kCnp: {
       ++cnt_.ctrl_rcvd;
       SendQp& q = send_[p->qpn];

@@ -7,6 +7,7 @@
 
 #include "rocesim/cc/cc.hpp"
 #include "rocesim/core/params.hpp"
+#include "rocesim/net/credits.hpp"
 #include "rocesim/net/node.hpp"
 #include "rocesim/net/ring.hpp"
 #include "rocesim/nic/flow.hpp"
@@ -134,6 +135,15 @@ class Nic final : public Node, public CcTimers {
   uint32_t add_tcp_send(const TcpSendInit& init);
   uint32_t add_tcp_recv(const TcpRecvInit& init);
   const TcpStack* tcp() const { return tcp_.get(); }
+  // The link layer its packets are framed for (before the run; RoCEv2 unless set).
+  void use_fabric(wire::Fabric f);
+  wire::Fabric fabric() const { return fabric_; }
+  // InfiniBand credits (net/credits.hpp): this port's receive buffer per VL, and the peer's, which sets the
+  // initial limit of what this port may send. Before the run.
+  void enable_credits(const CreditConfig& rx, uint32_t peer_buffer_blocks);
+  const CreditTx* credit_tx() const { return credits_ ? &credits_->tx : nullptr; }
+  // The largest frame this NIC sends (a full MTU packet with a RETH and, with HPCC, its INT header).
+  int max_frame() const;
   // Host CPU time this NIC's traffic used: posting RDMA work requests, and kernel TCP's copies and protocol work.
   Time cpu_time() const { return cnt_.post_cpu + (tcp_ ? tcp_->cpu_time() : Time()); }
 
@@ -328,7 +338,7 @@ class Nic final : public Node, public CcTimers {
     }
   }
   void lost_to_link(Packet* p, uint16_t, bool) override {
-    if (p->kind != PacketKind::kPfc) {
+    if (p->kind != PacketKind::kPfc && p->kind != PacketKind::kCredit) {
       ++cnt_.lost_link_down;
     }
     pool_.release(p);
@@ -450,6 +460,20 @@ class Nic final : public Node, public CcTimers {
   CompletionSink* sink_ = nullptr;
   std::vector<std::pair<uint32_t, uint32_t>> drops_;
   int64_t injected_ = 0;
+  // InfiniBand: the credits of this port's two directions.
+  struct Credits {
+    CreditTx tx;
+    CreditRx rx;
+  };
+  std::unique_ptr<Credits> credits_;  // only with fabric: infiniband
+  // The credits a frame of `prio` takes, and the VLs a packet of the largest data frame (data) or of two credits
+  // (control) cannot take now.
+  uint8_t credit_blocked(int frame) const;
+  void send_credit();
+  void free_credits(const Packet& p);
+  void note_credit_wait(uint8_t held);
+  wire::Fabric fabric_ = wire::Fabric::kRoceV2;
+  uint8_t wire_flags_ = 0;         // Packet::kFlagIb on InfiniBand
   std::unique_ptr<TcpStack> tcp_;  // TCP connections, if any
   bool tcp_turn_ = false;          // the port's next data turn is TCP's (it alternates with the queue pairs)
 };

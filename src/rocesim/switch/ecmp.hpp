@@ -85,14 +85,16 @@ struct HpccEcmp {
   }
 };
 
-// One switch's way of choosing: rocesim's hash with the switch's seed, or, when `hpcc` is set, that simulator's.
+// One switch's way of choosing: rocesim's hash with the switch's seed, or, when `hpcc` is set, that simulator's,
+// or with `lid_div` InfiniBand's by destination (Network::use_destination_routing): (dst / lid_div) mod n.
 struct Ecmp {
   uint64_t seed = 0;
   const HpccEcmp* hpcc = nullptr;
   uint32_t hpcc_seed = 0;  // the switch's node id
+  uint32_t lid_div = 0;
   uint32_t pick(const Packet& p, uint32_t n) const {
-    if (hpcc) [[unlikely]] {
-      return hpcc->pick(p, hpcc_seed, n);
+    if (hpcc || lid_div) [[unlikely]] {
+      return hpcc ? hpcc->pick(p, hpcc_seed, n) : p.dst / lid_div % n;
     }
     return ecmp_pick(ecmp_hash(p, seed), n);
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rocesim/core/params.hpp"
+#include "rocesim/net/credits.hpp"
 #include "rocesim/net/node.hpp"
 #include "rocesim/switch/buffer.hpp"
 #include "rocesim/switch/ecmp.hpp"
@@ -91,6 +92,7 @@ struct PortPrioCounters {
   int64_t xoff_sent = 0;  // PFC frames sent with quanta > 0 for this priority
   int64_t xon_sent = 0;
   int64_t max_headroom = 0;  // deepest headroom use seen at ingress
+  Time credit_wait;          // InfiniBand: time the class's head packet waited for credits
 };
 
 class Switch final : public Node {
@@ -146,6 +148,13 @@ class Switch final : public Node {
   int64_t pfc_pause_frames(uint16_t port) const { return ports_[port].pause_frames; }
   int64_t pfc_resume_frames(uint16_t port) const { return ports_[port].resume_frames; }
   uint16_t route(const Packet& p) const;
+  // InfiniBand (net/credits.hpp): switch to credit-based flow control before the run, with per port the receive
+  // buffer it advertises and the one its peer advertises. PFC and the shared-buffer MMU are then unused, and the
+  // switch forwards by the priority (service level) a packet carries, not by its DSCP.
+  void enable_credits();
+  void set_credits(uint16_t port, const CreditConfig& rx, uint32_t peer_buffer_blocks);
+  // Packets that arrived beyond the advertised buffer (zero unless a sender ignored its credits).
+  int64_t credit_overflows() const;
   // The PFC watchdog's storms, if switch.pfc.watchdog is enabled.
   const PfcWatchdog* watchdog() const { return wd_.get(); }
 
@@ -268,6 +277,10 @@ class Switch final : public Node {
   // try_send() on a free port.
   void send_next(uint16_t port);
   void send_pfc(uint16_t port);
+  void send_credit(uint16_t port);
+  void on_credit(Packet* p);
+  // The classes of `port` whose head packet has no credits at the peer.
+  uint8_t credit_blocked(uint16_t out) const;
   // Takes the head packet of class c off the port's queue.
   Packet* dequeue(Port& port, int c);
   void stamp_telemetry(Port& port, Packet* p);
@@ -330,6 +343,10 @@ class Switch final : public Node {
   // Marking curves are stateless: ports of one rate share one, which stays in cache.
   std::vector<std::pair<Rate, std::unique_ptr<EcnMarker>>> markers_;
   std::unique_ptr<PfcWatchdog> wd_;  // only with switch.pfc.watchdog.enabled
+  // InfiniBand: per port, the credits of what it sends and of what it receives; empty on Ethernet.
+  std::vector<CreditTx> credit_tx_;
+  std::vector<CreditRx> credit_rx_;
+  bool credits_ = false;
 };
 
 }  // namespace rocesim

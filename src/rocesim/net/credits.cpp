@@ -1,0 +1,77 @@
+#include "rocesim/net/credits.hpp"
+
+#include <algorithm>
+
+#include "rocesim/core/error.hpp"
+#include "rocesim/net/wire.hpp"
+
+namespace rocesim {
+
+namespace {
+std::optional<std::string> auto_or_size(const std::string& v) {
+  if (v == "auto") {
+    return std::nullopt;
+  }
+  try {
+    if (parse_bytes(v) < Bytes(kCreditBlock)) {
+      return "must be 'auto' or at least one 64-byte credit";
+    }
+  } catch (const UnitError& e) {
+    return "must be 'auto' or a size: " + e.message;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+const Schema<InfinibandParams>& InfinibandParams::schema() {
+  static const Schema<InfinibandParams> s = [] {
+    Schema<InfinibandParams> sc("infiniband", "credit-based link flow control (fabric: infiniband)");
+    sc.add(&InfinibandParams::vl_buffer, "vl_buffer", "auto",
+           "receive buffer of every switch and NIC port per virtual lane, advertised as credits: auto (twice what "
+           "the link needs for line rate, docs/model.md \"InfiniBand\") or a size",
+           auto_or_size, "auto | size")
+        .add(&InfinibandParams::credit_batch, "credit_batch", "auto",
+             "space a port frees before it returns credits in a flow control packet: auto (an eighth of vl_buffer) "
+             "or a size",
+             auto_or_size, "auto | size");
+    return sc;
+  }();
+  return s;
+}
+
+Bytes credit_buffer_needed(Rate rate, Time delay, Time latency, Bytes max_frame, Bytes batch) {
+  const Time frame = rate.tx_time(Bytes(max_frame.count() + wire::kIbDelimiters));
+  const Time rtt = delay * 2 + latency + frame * 3 + rate.tx_time(Bytes(wire::kIbFlowControl + wire::kIbDelimiters));
+  const int64_t frames = (rtt.ps() + frame.ps() - 1) / frame.ps();
+  return Bytes(frames * credit_blocks(max_frame.count()) * kCreditBlock) + batch;
+}
+
+CreditConfig credit_config(const InfinibandParams& p, Rate rate, Time delay, Time latency, Bytes max_frame,
+                           const std::string& file) {
+  CreditConfig c;
+  if (p.vl_buffer == "auto") {
+    // Twice the least, with its batch of an eighth: B = 2 x (B_min without batch + B / 8), B = 8/3 x that.
+    const Bytes base = credit_buffer_needed(rate, delay, latency, max_frame, Bytes(0));
+    c.buffer_blocks = credit_blocks((base.count() * 8 + 2) / 3);
+  } else {
+    c.buffer_blocks = credit_blocks(parse_bytes(p.vl_buffer).count());
+  }
+  c.batch_blocks = p.credit_batch == "auto" ? std::max<uint32_t>(1, c.buffer_blocks / 8)
+                                            : credit_blocks(parse_bytes(p.credit_batch).count());
+  const uint32_t frame = credit_blocks(max_frame.count());
+  if (c.buffer_blocks < frame) {
+    throw InputError(file, 0, "infiniband.vl_buffer",
+                     to_string(Bytes(int64_t{c.buffer_blocks} * kCreditBlock)) + " holds no " + to_string(max_frame) +
+                         " packet (nic.mtu and headers)");
+  }
+  if (c.batch_blocks + frame > c.buffer_blocks) {
+    throw InputError(file, 0, "infiniband.credit_batch",
+                     p.credit_batch + " leaves no room for a " + to_string(max_frame) +
+                         " packet in infiniband.vl_buffer " +
+                         to_string(Bytes(int64_t{c.buffer_blocks} * kCreditBlock)) +
+                         ": a sender could wait forever for credits held back; at most vl_buffer - one packet");
+  }
+  return c;
+}
+
+}  // namespace rocesim
