@@ -36,6 +36,9 @@ TEST(TcpHostCost, OneConnectionOnOneCoreIsBoundAtTheRateItsCyclesImply) {
   const double bound = 3e9 / (0.37 + 1785.0 / 1448) * 8 / 1e9;
   EXPECT_NEAR(gbps(f), bound, 0.02 * bound);
   EXPECT_LT(gbps(f), 20);
+  // The ideal is the segments at line rate (1448 of 1538 wire bytes): the slowdown is what the core costs.
+  const double slowdown = (f.end - f.posted).sec_f() / f.ideal_fct.sec_f();
+  EXPECT_NEAR(slowdown, 100.0 * 1448 / 1538 / bound, 0.03 * slowdown);
   // That core was busy for nearly the whole transfer; the sender's for 0.34 / 1.60 of it (plus its calls).
   const double fct = (f.end - f.posted).sec_f();
   EXPECT_NEAR(s->net().nic(1).cpu_time().sec_f() / fct, 1.0, 0.03);
@@ -74,6 +77,9 @@ TEST(Iwarp, RunsAtLineRateLessItsFramingWithNoHostCpu) {
   const double goodput = 100.0 * 1428 / 1538;
   EXPECT_LE(gbps(f), goodput);
   EXPECT_GT(gbps(f), 0.97 * goodput);
+  // Its ideal counts the same framing.
+  EXPECT_GE((f.end - f.posted).sec_f() / f.ideal_fct.sec_f(), 1.0);
+  EXPECT_LE((f.end - f.posted).sec_f() / f.ideal_fct.sec_f(), 1.03);
   EXPECT_EQ(s->net().nic(0).cpu_time() + s->net().nic(1).cpu_time(), Time());
 }
 

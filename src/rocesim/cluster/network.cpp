@@ -356,13 +356,20 @@ std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst, uin
   return hops;
 }
 
-Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport, RdmaOp op) const {
+Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport, RdmaOp op, Transport t) const {
   const bool read = op == RdmaOp::kRead;
   const auto hops = read ? path(dst, src, sport) : path(src, dst, sport);
-  const int64_t mtu = nic_params_.mtu;
+  // Payload per packet, and each packet's bytes on the wire: RDMA's in the fabric's framing; TCP segments of an
+  // MSS (iWARP's carrying MPA, DDP and RDMAP) with their pure ACKs. No host cost: that is what slowdown shows.
+  const bool tcp = t != Transport::kRdma && tcp_;
+  const int64_t mtu = !tcp ? nic_params_.mtu : tcp_->mss - (t == Transport::kIwarp ? wire::kIwarpOverhead : 0);
   const int64_t n = std::max<int64_t>(1, (size.count() + mtu - 1) / mtu);
   const auto data_wire = [&](int64_t payload, bool first, bool last) {
-    return int64_t{on_wire(wire::data_frame(op, static_cast<int>(payload), first, last, fabric_) + int_bytes_)};
+    const int len = static_cast<int>(payload);
+    if (tcp) {
+      return int64_t{on_wire(t == Transport::kIwarp ? wire::iwarp_frame(len) : wire::tcp_frame(len))};
+    }
+    return int64_t{on_wire(wire::data_frame(op, len, first, last, fabric_) + int_bytes_)};
   };
   const int64_t first_wire = data_wire(std::min(mtu, size.count()), true, n == 1);
   int64_t total_wire = first_wire;
@@ -388,7 +395,8 @@ Time Network::ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport, 
     one_way += hop.second;
   }
   if (!read) {  // then the ACK of the last packet comes back
-    const Bytes ack(on_wire(wire::rdma_frame(fabric_, 0, wire::kAeth) + int_bytes_));
+    const Bytes ack(tcp ? on_wire(wire::tcp_frame(0))
+                        : on_wire(wire::rdma_frame(fabric_, 0, wire::kAeth) + int_bytes_));
     Time back;
     for (const auto& hop : hops) {
       back += hop.first.tx_time(ack);
@@ -514,7 +522,7 @@ std::pair<uint32_t, uint32_t> Network::connect(uint32_t a, uint32_t app_a, uint3
       const uint32_t sq =
           nf.add_tcp_send(TcpSendInit{to, rq & ~Nic::kTcpBit, o.priority, sport, offload, from_app, from_handle, conn});
       nt.set_recv_peer(rq, sq);
-      conns_.push_back(FlowPath{from, sq, to, rq});
+      conns_.push_back(FlowPath{from, sq, to, rq, o.transport});
       return std::make_pair(sq, rq);
     }
     // A READ's data comes from the responder (`from`) to the requester (`to`), who holds the read half.
@@ -593,7 +601,8 @@ const std::vector<FlowRecord>& Network::flows() const {
         r.retransmits += retx;
         r.cnps += cnps;
       }
-      r.ideal_fct = ideal_fct(r.spec.src, r.spec.dst, r.spec.size, r.sport, r.spec.op);
+      r.spec.transport = c.transport;
+      r.ideal_fct = ideal_fct(r.spec.src, r.spec.dst, r.spec.size, r.sport, r.spec.op, r.spec.transport);
       r.base_rtt = base_rtt(c.sender, c.receiver, r.sport);
       if (r.id == Nic::kUnnumbered) {
         unnumbered.push_back({{r.posted, r.spec.src, i}, gathered_.size()});

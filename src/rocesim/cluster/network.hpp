@@ -90,6 +90,7 @@ class Network {
   // The send and receive halves that carry a flow numbered at setup (for time series and tests).
   struct FlowPath {
     uint32_t sender = 0, send_qpn = 0, receiver = 0, recv_qpn = 0;
+    Transport transport = Transport::kRdma;
   };
   FlowPath flow_path(uint32_t id) const { return conns_[flow_conn_[id]]; }
   size_t setup_flows() const { return flow_conn_.size(); }
@@ -104,7 +105,8 @@ class Network {
 
   // Flow completion time alone on the idle fabric, store-and-forward: the first packet crosses every hop, the
   // rest follow at the bottleneck rate, and the last packet's ACK returns (docs/model.md, "Ideal FCT").
-  Time ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport = 0, RdmaOp op = RdmaOp::kWrite) const;
+  Time ideal_fct(uint32_t src, uint32_t dst, Bytes size, uint16_t sport = 0, RdmaOp op = RdmaOp::kWrite,
+                 Transport t = Transport::kRdma) const;
   // Links (rate, delay) of the path that ECMP gives a flow with UDP source port `sport` from src to dst.
   std::vector<std::pair<Rate, Time>> path(uint32_t src, uint32_t dst, uint16_t sport = 0) const;
   // One full data packet out and its ACK back on the idle fabric.
