@@ -422,7 +422,7 @@ void Nic::buffer_frame(Packet* p) {
 
 void Nic::drain_rx() {
   Packet* p = rx_.pop();
-  if (credits_) {
+  if (credit_fc_) {
     free_credits(*p);
   }
   if (!rx_.xoff() && rx_refresh_gen_ % 2 == 1) {
@@ -477,6 +477,7 @@ int Nic::max_frame() const {
 
 void Nic::enable_credits(const CreditConfig& rx, uint32_t peer_buffer_blocks) {
   credits_ = std::make_unique<Credits>();
+  credit_fc_ = true;
   credits_->rx.cfg = rx;
   credits_->tx.limit.fill(peer_buffer_blocks);
 }
@@ -797,13 +798,13 @@ void Nic::try_send() {
     return;
   }
   if (pfc_pending_) [[unlikely]] {  // MAC control frames go first and are not subject to pause
-    credits_ ? send_credit() : send_pause();
+    credit_fc_ ? send_credit() : send_pause();
     return;
   }
   // A copy of the pause state's armed mask: a NIC never paused does not touch its pause state's cache line.
   // On InfiniBand, a VL without credits for a frame is held the same way.
   uint8_t paused = pause_armed_ ? pause_states_[0].paused_mask(now) : 0;
-  if (credits_) [[unlikely]] {
+  if (credit_fc_) [[unlikely]] {
     paused |= credit_blocked(2 * kCreditBlock);
   }
   // Control packets (ACK, NAK, CNP) go first, highest priority first: they are small and their delay is everyone's
@@ -815,14 +816,14 @@ void Nic::try_send() {
       ctrl_ready_ &= static_cast<uint8_t>(~(1u << prio));
     }
     cnt_.tx_bytes += c->frame;
-    if (credits_) [[unlikely]] {
+    if (credit_fc_) [[unlikely]] {
       credits_->tx.on_sent(c->priority, c->frame);
     }
     busy_until_ = transmit(0, tx_, tx_.tx_time(c->wire_bytes(), link_), c);
     wake_after_send();
     return;
   }
-  if (credits_) [[unlikely]] {
+  if (credit_fc_) [[unlikely]] {
     const uint8_t held = credit_blocked(max_frame());
     paused |= held;
     note_credit_wait(held);
@@ -936,7 +937,7 @@ bool Nic::send_data(SendQp& q, uint32_t qpn) {
       return true;
     }
   }
-  if (credits_) [[unlikely]] {
+  if (credit_fc_) [[unlikely]] {
     credits_->tx.on_sent(p->priority, p->frame);
   }
   busy_until_ = transmit(0, tx_, tx_.tx_time(p->wire_bytes(), link_), p);
@@ -1002,7 +1003,7 @@ void Nic::tx_done(uint16_t) { try_send(); }  // (the NIC schedules no kEvTxDone:
 
 void Nic::receive(Packet* p) {
   cnt_.rx_bytes += p->frame;
-  if (credits_) [[unlikely]] {
+  if (credit_fc_) [[unlikely]] {
     if (p->kind == PacketKind::kCredit) {
       credits_->tx.on_credit(p->priority, p->psn, max_frame(), sim_.now());
       pool_.release(p);

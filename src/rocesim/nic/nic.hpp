@@ -426,6 +426,8 @@ class Nic final : public Node, public CcTimers {
   uint8_t pfc_pending_ = 0;  // priorities a PFC frame must signal (storm, receive buffer), sent ahead of everything
   bool rx_slow_ = false;     // frames go through the receive buffer (a slow receiver, or frames still in it)
   bool telemetry_ = false;   // data packets carry, and ACKs echo, an INT header (HPCC)
+  bool credit_fc_ = false;   // InfiniBand: credits_ holds the link's credits
+  uint8_t wire_flags_ = 0;   // Packet::kFlagIb on InfiniBand
   bool dma_paced_ = false;   // PCIe paces the fetch of payloads to send (dma_read_, dma_ready_: cold otherwise)
   uint32_t host_;
   std::array<uint8_t, 8> prio_to_dscp_;
@@ -473,7 +475,6 @@ class Nic final : public Node, public CcTimers {
   void free_credits(const Packet& p);
   void note_credit_wait(uint8_t held);
   wire::Fabric fabric_ = wire::Fabric::kRoceV2;
-  uint8_t wire_flags_ = 0;         // Packet::kFlagIb on InfiniBand
   std::unique_ptr<TcpStack> tcp_;  // TCP connections, if any
   bool tcp_turn_ = false;          // the port's next data turn is TCP's (it alternates with the queue pairs)
 };

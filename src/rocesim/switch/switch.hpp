@@ -325,6 +325,7 @@ class Switch final : public Node {
   ShortHeadroom short_headroom_;
   bool ecn_at_dequeue_ = false;
   bool telemetry_ = false;
+  bool credits_ = false;  // InfiniBand: credit_tx_ and credit_rx_ in use
   // Queues in the watchdog's storm mode with the drop action: while any is, enqueue checks refused().
   int16_t storms_dropping_ = 0;
   TagTable tags_;             // Tagger's moves (tags_.active: on)
@@ -346,7 +347,6 @@ class Switch final : public Node {
   // InfiniBand: per port, the credits of what it sends and of what it receives; empty on Ethernet.
   std::vector<CreditTx> credit_tx_;
   std::vector<CreditRx> credit_rx_;
-  bool credits_ = false;
 };
 
 }  // namespace rocesim
