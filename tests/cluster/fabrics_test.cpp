@@ -177,6 +177,16 @@ TEST(RoceV1, FramesCarryAGrhInsteadOfIpAndUdpAndFctFollowsTheirSize) {
   EXPECT_NEAR((v1.end - v1.posted).sec_f() / (v2.end - v2.posted).sec_f(), 1118.0 / 1106.0, 0.002);
 }
 
+TEST(RoceV1, AutoPfcHeadroomCoversTwoFramesWithTheirGrh) {
+  // Auto headroom holds two of the largest frames; a RoCEv1 frame carries a 40-byte GRH where RoCEv2 has 28
+  // bytes of IPv4 and UDP.
+  const auto headroom = [](const std::string& fabric) {
+    auto s = test::make_sim(star(2, fabric, "switch: {pfc: {priorities: [3], headroom: auto}}\n"));
+    return s->net().switches()[0]->headroom(0);
+  };
+  EXPECT_EQ(headroom("roce-v1") - headroom("roce-v2"), Bytes(2 * (wire::kGrh - wire::kIpv4 - wire::kUdp)));
+}
+
 TEST(RoceV1, TsharkDecodesTheCaptureAsRoceWithAGrh) {
   ASSERT_EQ(test::shell("command -v tshark").status, 0) << "tshark is needed (scripts/install-deps --test)";
   auto s = test::make_sim(star(3, "roce-v1", "capture: {hosts: [0]}\n"));

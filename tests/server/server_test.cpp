@@ -133,6 +133,29 @@ TEST(PcieBoundNic, AReceiveBufferTooSmallForItsPfcIsAnError) {
   }
 }
 
+TEST(PcieBoundNic, OnInfinibandAdvertisesItsReceiveBufferAsCreditsAndNeverDrops) {
+  // No PFC on InfiniBand: the switch port into the NIC sends within the credits of nic.rx_buffer, whatever its size
+  // (131KB is too small for PFC on Ethernet), and the receive rate is still PCIe's.
+  const double pcie_gbps = pcie_payload_bytes_per_s(4, 16, 256) * 8 / 1e9;
+  for (const char* buffer : {"16KB", "131KB", "1MB"}) {
+    auto sim = run_sim(kPcieBound, {"fabric=infiniband", std::string("nic.rx_buffer=") + buffer});
+    Network& net = sim->net();
+    ASSERT_EQ(unfinished(net), 0) << buffer;
+    EXPECT_EQ(net.nic(2).counters().rx_dropped, 0) << buffer;
+    EXPECT_EQ(all_drops(net), 0) << buffer;
+    EXPECT_EQ(net.nic(2).counters().pause_sent, 0) << buffer;
+    EXPECT_GT(net.nic(2).counters().rx_buffer_max, 0) << buffer;
+    EXPECT_LE(net.nic(2).counters().rx_buffer_max, parse_bytes(buffer).count()) << buffer;
+    if (parse_bytes(buffer) >= Bytes(131'000)) {  // a credit round trip of PCIe's rate fits: PCIe never idles
+      Time last;
+      for (const FlowRecord& f : net.flows()) {
+        last = std::max(last, f.end);
+      }
+      EXPECT_LE(last.sec_f(), 8e6 * 8 / (pcie_gbps * 1e9) * 1.05) << buffer;
+    }
+  }
+}
+
 TEST(ServerParamsInput, BadValuesNameTheirKey) {
   for (const auto& [set, key] :
        std::vector<std::pair<std::string, std::string>>{{"server.pcie_gen=7", "server.pcie_gen"},

@@ -24,7 +24,8 @@ struct Config {
       lossless |= 1u << c;
     }
     const int int_bytes = sc.cc && sc.cc->wants_telemetry() ? kIntHeaderBytes : 0;
-    frame = Bytes(wire::roce_frame(static_cast<int>(sc.nic.mtu), wire::kReth) + int_bytes);
+    fabric = fabric_of(sc.top.fabric);
+    frame = Bytes(wire::rdma_frame(fabric, static_cast<int>(sc.nic.mtu), wire::kReth) + int_bytes);
     int_extra = int_bytes;
     explicit_headroom = sc.sw.pfc.headroom != "auto";
     if (explicit_headroom) {
@@ -50,6 +51,7 @@ struct Config {
   }
 
   const Scenario& sc;
+  wire::Fabric fabric = wire::Fabric::kRoceV2;
   unsigned lossless = 0;
   Bytes frame;  // the largest frame (a full data packet with RETH, and INT if the CC uses it)
   int int_extra = 0;
@@ -87,7 +89,7 @@ void check_headroom(const Config& c, std::vector<Finding>& out) {
         std::to_string(k.first) + " switch ports at " + describe(link) + " (e.g. " + k.second + ")";
     int mtu_fits = 0;
     for (int mtu : {256, 512, 1024, 2048, 4096}) {
-      if (c.need(link, Bytes(wire::roce_frame(mtu, wire::kReth) + c.int_extra)) <= c.headroom) {
+      if (c.need(link, Bytes(wire::rdma_frame(c.fabric, mtu, wire::kReth) + c.int_extra)) <= c.headroom) {
         mtu_fits = mtu;
       }
     }

@@ -506,7 +506,7 @@ int cmd_topology(const std::string& path, const std::vector<std::string>& sets, 
                  const std::string& ports_csv) {
   const Scenario sc = load(path, sets, seed);
   Simulator sim(static_cast<uint64_t>(sc.top.seed));
-  const Network net(sim, sc.graph, sc.sw, sc.nic, *sc.cc, sc.file);
+  const Network net(sim, sc.graph, sc.sw, sc.nic, *sc.cc, fabric_of(sc.top.fabric), sc.file);
   const nlohmann::json j = fabric_json(net, sc.sw);
   if (!ports_csv.empty()) {
     write_whole(ports_csv, port_map_csv(net));

@@ -14,13 +14,14 @@
 namespace rocesim {
 
 Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic,
-                 const CcAlgorithm& cc, const std::string& scenario_file)
+                 const CcAlgorithm& cc, wire::Fabric fabric, const std::string& scenario_file)
     : sim_(sim),
       graph_(g),
       nic_params_(nic),
       switch_latency_(sw.latency),
       rng_(sim.rng("network.flows")),
       scenario_file_(scenario_file) {
+  fabric_ = fabric;
   // A NIC marks each priority with the smallest DSCP that the switches map to it (trust DSCP end to end).
   const auto dscp_to_prio = parse_dscp_map(sw.dscp_map);
   for (int d = 63; d >= 0; --d) {
@@ -39,7 +40,7 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     lossless_ |= static_cast<uint8_t>(1u << c);
   }
   int_bytes_ = cc.wants_telemetry() ? kIntHeaderBytes : 0;
-  const Bytes max_frame(wire::roce_frame(static_cast<int>(nic.mtu), wire::kReth) + int_bytes_);
+  const Bytes max_frame(wire::rdma_frame(fabric, static_cast<int>(nic.mtu), wire::kReth) + int_bytes_);
   node_switch_.assign(g.nodes.size(), -1);
   std::vector<int> node_host(g.nodes.size(), -1);
   for (size_t h = 0; h < g.hosts.size(); ++h) {
@@ -56,6 +57,7 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     nics_.push_back(
         std::make_unique<Nic>(sim, pool_, g.nodes[g.hosts[h]].name, static_cast<uint32_t>(h), nic, cc, prio_to_dscp_));
     nics_.back()->set_graph_id(static_cast<uint32_t>(g.hosts[h]));
+    nics_.back()->use_fabric(fabric);
   }
   // Servers: as the topology groups the NICs, else one per NIC.
   for (size_t h = 0; h < g.hosts.size(); ++h) {
@@ -137,6 +139,9 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
   }
   sim_.ensure_horizon(reach * 2);
   build_routes(scenario_file);
+  if (fabric == wire::Fabric::kRoceV1) {
+    check_one_subnet();
+  }
 }
 
 namespace {
@@ -478,6 +483,18 @@ void Network::point_dma(uint32_t endpoint, Place memory) {
     return bps < link.bps() ? Rate::bps(bps) : Rate();
   };
   const Rate write = limit(m.path_rate(nic, memory));
+  if (ib_) {
+    // InfiniBand: no PFC; the NIC advertises its receive buffer as each VL's credits, and the switch port into it
+    // sends within them.
+    nics_[endpoint]->set_dma(limit(m.path_rate(memory, nic)), write, 0);
+    if (write.bps() > 0) {
+      const CreditConfig rx = credit_config(nic_params_.rx_buffer, ib_->credit_batch,
+                                            Bytes(nics_[endpoint]->max_frame()), scenario_file_, "nic.rx_buffer");
+      nics_[endpoint]->set_rx_credits(rx);
+      host_attach_[endpoint].first->set_peer_credits(host_attach_[endpoint].second, rx.buffer_blocks);
+    }
+    return;
+  }
   if (const Bytes need = nics_[endpoint]->rx_buffer_needed(); write.bps() > 0 && nic_params_.rx_buffer < need) {
     throw InputError(scenario_file_, 0, "nic.rx_buffer",
                      to_string(nic_params_.rx_buffer) + " is too small for " + nics_[endpoint]->name() +
@@ -657,17 +674,8 @@ std::vector<std::pair<Switch*, uint16_t>> Network::parse_ports(const std::string
   return out;
 }
 
-void Network::use_fabric(wire::Fabric f, const InfinibandParams& ib) {
-  fabric_ = f;
-  for (auto& n : nics_) {
-    n->use_fabric(f);
-  }
-  if (f == wire::Fabric::kRoceV1) {
-    check_one_subnet();
-  }
-  if (f != wire::Fabric::kInfiniband) {
-    return;
-  }
+void Network::use_credits(const InfinibandParams& ib) {
+  ib_ = &ib;
   for (auto& s : switches_) {
     s->enable_credits();
   }

@@ -26,8 +26,10 @@ void check_route_table_size(size_t switches, size_t nics, const std::string& fil
 
 class Network {
  public:
+  // `fabric`: the link layer under RDMA, which frames every NIC's packets and sizes the switches' largest frame.
+  // RoCEv1 throws InputError (key fabric) unless every NIC is on one switch.
   Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic, const CcAlgorithm& cc,
-          const std::string& scenario_file);
+          wire::Fabric fabric, const std::string& scenario_file);
 
   // Which directions of data a connection carries: A is the end that calls connect, B its peer.
   struct ConnectOptions {
@@ -39,10 +41,9 @@ class Network {
     uint16_t sport = 0;                      // the queue pairs' UDP source port; 0: a random one of the ephemeral range
     Transport transport = Transport::kRdma;  // TCP and iWARP carry WRITE and SEND, not READ
   };
-  // The link layer under RDMA (before connections): packet framing on every NIC; with InfiniBand, credit-based
-  // flow control on every link (buffers from `ib`) and destination-based routing. RoCEv1 throws InputError
-  // (key fabric) unless every NIC is on one switch.
-  void use_fabric(wire::Fabric f, const InfinibandParams& ib);
+  // InfiniBand (a Network built with that fabric, before servers and connections): credit-based flow control on
+  // every link, buffers from `ib`, and destination-based routing.
+  void use_credits(const InfinibandParams& ib);
   wire::Fabric fabric() const { return fabric_; }
   // Bytes a link spends on a frame of this fabric.
   int on_wire(int frame) const { return frame + wire::frame_gap(fabric_); }
@@ -157,6 +158,7 @@ class Network {
   Time switch_latency_;
   int int_bytes_ = 0;  // INT header bytes on data packets and ACKs (0 unless the CC uses telemetry)
   wire::Fabric fabric_ = wire::Fabric::kRoceV2;
+  const InfinibandParams* ib_ = nullptr;  // with InfiniBand: the credit buffers' settings
   void use_destination_routing();
   void check_one_subnet() const;
   Rng rng_;

@@ -316,8 +316,10 @@ void check_memory(const Scenario& sc, size_t flows, const std::string& key, int 
 
 void Simulation::build() {
   check_memory(sc_, 0, "topology", 0);
-  net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, sc_.file);
-  net_->use_fabric(fabric_of(sc_.top.fabric), sc_.ib);
+  net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, fabric_of(sc_.top.fabric), sc_.file);
+  if (net_->fabric() == wire::Fabric::kInfiniband) {
+    net_->use_credits(sc_.ib);
+  }
   net_->schedule_events(sc_.events, sc_.routing, sc_.file);
   if (sc_.routing.ecmp == "hpcc-ns3") {
     net_->use_hpcc_ecmp(static_cast<uint16_t>(sc_.routing.ecmp_dport));

@@ -48,28 +48,29 @@ Bytes credit_buffer_needed(Rate rate, Time delay, Time latency, Bytes max_frame,
 
 CreditConfig credit_config(const InfinibandParams& p, Rate rate, Time delay, Time latency, Bytes max_frame,
                            const std::string& file) {
-  CreditConfig c;
-  if (p.vl_buffer == "auto") {
-    // Twice the least, with its batch of an eighth: B = 2 x (B_min without batch + B / 8), B = 8/3 x that.
-    const Bytes base = credit_buffer_needed(rate, delay, latency, max_frame, Bytes(0));
-    c.buffer_blocks = credit_blocks((base.count() * 8 + 2) / 3);
-  } else {
-    c.buffer_blocks = credit_blocks(parse_bytes(p.vl_buffer).count());
+  if (p.vl_buffer != "auto") {
+    return credit_config(parse_bytes(p.vl_buffer), p.credit_batch, max_frame, file, "infiniband.vl_buffer");
   }
-  c.batch_blocks = p.credit_batch == "auto" ? std::max<uint32_t>(1, c.buffer_blocks / 8)
-                                            : credit_blocks(parse_bytes(p.credit_batch).count());
+  // Twice the least, with its batch of an eighth: B = 2 x (B_min without batch + B / 8), B = 8/3 x that.
+  const Bytes base = credit_buffer_needed(rate, delay, latency, max_frame, Bytes(0));
+  return credit_config(Bytes((base.count() * 8 + 2) / 3), p.credit_batch, max_frame, file, "infiniband.vl_buffer");
+}
+
+CreditConfig credit_config(Bytes buffer, const std::string& batch, Bytes max_frame, const std::string& file,
+                           const std::string& buffer_key) {
+  CreditConfig c;
+  c.buffer_blocks = credit_blocks(buffer.count());
+  c.batch_blocks =
+      batch == "auto" ? std::max<uint32_t>(1, c.buffer_blocks / 8) : credit_blocks(parse_bytes(batch).count());
   const uint32_t frame = credit_blocks(max_frame.count());
+  const std::string size = to_string(Bytes(int64_t{c.buffer_blocks} * kCreditBlock));
   if (c.buffer_blocks < frame) {
-    throw InputError(file, 0, "infiniband.vl_buffer",
-                     to_string(Bytes(int64_t{c.buffer_blocks} * kCreditBlock)) + " holds no " + to_string(max_frame) +
-                         " packet (nic.mtu and headers)");
+    throw InputError(file, 0, buffer_key, size + " holds no " + to_string(max_frame) + " packet (nic.mtu and headers)");
   }
   if (c.batch_blocks + frame > c.buffer_blocks) {
     throw InputError(file, 0, "infiniband.credit_batch",
-                     p.credit_batch + " leaves no room for a " + to_string(max_frame) +
-                         " packet in infiniband.vl_buffer " +
-                         to_string(Bytes(int64_t{c.buffer_blocks} * kCreditBlock)) +
-                         ": a sender could wait forever for credits held back; at most vl_buffer - one packet");
+                     batch + " leaves no room for a " + to_string(max_frame) + " packet in " + buffer_key + " " + size +
+                         ": a sender could wait forever for credits held back; at most the buffer less one packet");
   }
   return c;
 }

@@ -46,6 +46,9 @@ struct CreditConfig {
 };
 CreditConfig credit_config(const InfinibandParams& p, Rate rate, Time delay, Time latency, Bytes max_frame,
                            const std::string& file);
+// A buffer of `buffer` bytes (read from `buffer_key`) with the batch `batch` ("auto" or a size).
+CreditConfig credit_config(Bytes buffer, const std::string& batch, Bytes max_frame, const std::string& file,
+                           const std::string& buffer_key);
 
 // The sending side of a port: per VL, blocks sent and the limit the peer last advertised, and how long packets
 // have waited for credits there.

@@ -23,13 +23,6 @@ inline constexpr uint16_t kRoceUdpPort = 4791;
 
 // BTH PadCnt: the payload is padded to a multiple of 4 bytes.
 constexpr int pad_bytes(int payload) { return (4 - payload % 4) % 4; }
-// Frame bytes (Ethernet header to FCS) of a RoCEv2 packet carrying `payload` bytes and `ext` bytes of extended
-// transport headers.
-constexpr int roce_frame(int payload, int ext) {
-  const int f = kEth + kIpv4 + kUdp + kBth + ext + payload + pad_bytes(payload) + kIcrc + kFcs;
-  return f < kMinFrame ? kMinFrame : f;
-}
-
 // The link layer the RDMA transport runs on (`fabric`): RoCEv2 (IBTA annex A17: Ethernet, IPv4, UDP port 4791),
 // RoCEv1 (annex A16: Ethernet with EtherType 0x8915 and a GRH, not routable over IP), or native InfiniBand (IBTA
 // vol 1 chapter 5 and 7: LRH, the transport headers, ICRC and VCRC, framed by a start and an end delimiter
@@ -62,6 +55,9 @@ constexpr int rdma_frame(Fabric f, int payload, int ext) {
   const int n = k.head + kBth + ext + payload + pad_bytes(payload) + kIcrc + k.tail;
   return n < k.min ? k.min : n;
 }
+// Frame bytes (Ethernet header to FCS) of a RoCEv2 packet carrying `payload` bytes and `ext` bytes of extended
+// transport headers.
+constexpr int roce_frame(int payload, int ext) { return rdma_frame(Fabric::kRoceV2, payload, ext); }
 // Bytes a link spends on a frame besides it: preamble, SFD and gap on Ethernet; the delimiters on InfiniBand.
 constexpr int frame_gap(Fabric f) { return f == Fabric::kInfiniband ? kIbDelimiters : kPreambleIfg; }
 

@@ -387,7 +387,11 @@ void Nic::set_dma(Rate read, Rate write, uint8_t lossless) {
   dma_read_ = read;
   dma_paced_ = read.bps() > 0;
   rx_dma_ = write;
-  if (write.bps() > 0) {
+  if (write.bps() > 0 && credit_fc_) {
+    // InfiniBand: each VL's credits (set_rx_credits) bound what waits, so the buffer never refuses a frame.
+    rx_.configure(Bytes(p_.rx_buffer.count() * 8), Bytes(0), Bytes(0));
+    rx_lossless_ = 0xff;
+  } else if (write.bps() > 0) {
     const int64_t frame = wire::rdma_frame(fabric_, static_cast<int>(p_.mtu), wire::kReth);
     rx_.configure(p_.rx_buffer, mlx5_rx_headroom(link_.rate, p_.cable_length, frame),
                   Bytes(std::max(frame, kMinMaxMtu)));
@@ -481,6 +485,8 @@ void Nic::enable_credits(const CreditConfig& rx, uint32_t peer_buffer_blocks) {
   credits_->rx.cfg = rx;
   credits_->tx.limit.fill(peer_buffer_blocks);
 }
+
+void Nic::set_rx_credits(const CreditConfig& rx) { credits_->rx.cfg = rx; }
 
 uint8_t Nic::credit_blocked(int frame) const {
   uint8_t m = 0;

@@ -141,6 +141,9 @@ class Nic final : public Node, public CcTimers {
   // InfiniBand credits (net/credits.hpp): this port's receive buffer per VL, and the peer's, which sets the
   // initial limit of what this port may send. Before the run.
   void enable_credits(const CreditConfig& rx, uint32_t peer_buffer_blocks);
+  // This port's receive buffer per VL from now on (before traffic): a NIC that buffers what PCIe is slow to take
+  // advertises its receive buffer.
+  void set_rx_credits(const CreditConfig& rx);
   const CreditTx* credit_tx() const { return credits_ ? &credits_->tx : nullptr; }
   // The largest frame this NIC sends (a full MTU packet with a RETH and, with HPCC, its INT header).
   int max_frame() const;
@@ -182,7 +185,7 @@ class Nic final : public Node, public CcTimers {
   // PCIe between the NIC and the memory its data comes from and goes to, where it is slower than the link: data
   // packets leave no faster than `read` fetches their payload (0: no limit), and received data frames wait in the
   // receive buffer, pausing the switch on the `lossless` priorities as it fills, while `write` moves their
-  // payload to memory (0: no limit).
+  // payload to memory (0: no limit). With InfiniBand credits instead of PFC they hold the switch.
   void set_dma(Rate read, Rate write, uint8_t lossless);
   // The least nic.rx_buffer that PFC of the receive buffer works with on this NIC's link: the headroom above the
   // XOFF point, the XON gap below it and one frame.

@@ -699,6 +699,10 @@ void Switch::set_credits(uint16_t port, const CreditConfig& rx, uint32_t peer_bu
   credit_tx_[port].limit.fill(peer_buffer_blocks);
 }
 
+void Switch::set_peer_credits(uint16_t port, uint32_t peer_buffer_blocks) {
+  credit_tx_[port].limit.fill(peer_buffer_blocks);
+}
+
 int64_t Switch::credit_overflows() const {
   int64_t n = 0;
   for (const CreditRx& r : credit_rx_) {

@@ -153,6 +153,8 @@ class Switch final : public Node {
   // switch forwards by the priority (service level) a packet carries, not by its DSCP.
   void enable_credits();
   void set_credits(uint16_t port, const CreditConfig& rx, uint32_t peer_buffer_blocks);
+  // The buffer `port`'s peer advertises from now on (before traffic).
+  void set_peer_credits(uint16_t port, uint32_t peer_buffer_blocks);
   // Packets that arrived beyond the advertised buffer (zero unless a sender ignored its credits).
   int64_t credit_overflows() const;
   // The PFC watchdog's storms, if switch.pfc.watchdog is enabled.
