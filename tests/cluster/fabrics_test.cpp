@@ -151,11 +151,15 @@ TEST(FabricInput, WhatAFabricCannotCarryIsAnErrorNamingTheKeyAndIgnoredSettingsW
   EXPECT_NE(error_of(star(2, "infiniband", "events:\n  - {at: 1us, type: link_down, link: host0}\n")).find("events"),
             std::string::npos);
   EXPECT_NE(error_of(star(2, "infiniband", "capture: {hosts: [0]}\n")).find("capture"), std::string::npos);
-  const auto sim = test::make_sim(star(2, "infiniband", "switch: {pfc: {priorities: [3]}}\n"));
-  ASSERT_EQ(sim->warnings().size(), 1u);
+  const auto sim = test::make_sim(star(2, "infiniband", "switch: {pfc: {priorities: [3]}, ecn: {kmin: 5KB}}\n"));
+  ASSERT_EQ(sim->warnings().size(), 2u);
   EXPECT_NE(sim->warnings()[0].find("test.yaml:6: switch.pfc: has no effect with fabric: infiniband"),
             std::string::npos)
       << sim->warnings()[0];
+  EXPECT_NE(sim->warnings()[1].find("test.yaml:6: switch.ecn: has no effect with fabric: infiniband: switches mark "
+                                    "FECN by infiniband.fecn_threshold"),
+            std::string::npos)
+      << sim->warnings()[1];
   // RoCEv1 cannot leave its subnet: on two leaves it is refused, naming two hosts that cannot meet.
   const std::string two_leaves =
       "fabric: roce-v1\ntopology: {type: leaf-spine, leaves: 2, spines: 1, servers_per_leaf: 2}\n";

@@ -127,5 +127,6 @@ CcEntry cc_dcqcn_paper();
 CcEntry cc_hpcc();
 CcEntry cc_dctcp();
 CcEntry cc_timely();
+CcEntry cc_ib_cca();
 
 }  // namespace rocesim

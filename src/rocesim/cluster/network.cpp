@@ -677,7 +677,7 @@ std::vector<std::pair<Switch*, uint16_t>> Network::parse_ports(const std::string
 void Network::use_credits(const InfinibandParams& ib) {
   ib_ = &ib;
   for (auto& s : switches_) {
-    s->enable_credits();
+    s->enable_credits(make_fecn_marker(ib.fecn_threshold, ib.marking_rate));
   }
   // Each end of a link advertises a buffer per VL sized for the link into it; the other end starts with that many
   // credits (what InfiniBand's link initialisation exchanges).

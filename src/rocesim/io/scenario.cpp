@@ -147,6 +147,12 @@ void check_fabric(Scenario& sc, const YAML::Node& root) {
                     "lossless, and no PFC frame is sent",
                     sc.file, line_of(sw["pfc"])));
   }
+  if (sw.IsMap() && sw["ecn"]) {
+    sc.fabric_warnings.push_back(
+        fmt::format("{}:{}: switch.ecn: has no effect with fabric: infiniband: switches mark FECN by "
+                    "infiniband.fecn_threshold and infiniband.marking_rate",
+                    sc.file, line_of(sw["ecn"])));
+  }
   for (const char* key : {"admission", "buffer"}) {
     if (sw.IsMap() && sw[key]) {
       sc.fabric_warnings.push_back(

@@ -33,7 +33,13 @@ const Schema<InfinibandParams>& InfinibandParams::schema() {
         .add(&InfinibandParams::credit_batch, "credit_batch", "auto",
              "space a port frees before it returns credits in a flow control packet: auto (an eighth of vl_buffer) "
              "or a size",
-             auto_or_size, "auto | size");
+             auto_or_size, "auto | size")
+        .add(&InfinibandParams::fecn_threshold, "fecn_threshold", "16KB",
+             "congestion control (annex A10): a switch port whose queue on a VL exceeds this is congested and "
+             "marks FECN on the packets joining it, unless it is waiting for credits (a victim, not a root)")
+        .add(&InfinibandParams::marking_rate, "marking_rate", "0",
+             "mean number of packets between FECN marks at a congested port (A10 Marking_Rate; 0: every packet)",
+             in_range<int64_t>(0, 65535));
     return sc;
   }();
   return s;

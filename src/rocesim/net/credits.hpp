@@ -20,6 +20,8 @@ namespace rocesim {
 struct InfinibandParams {
   std::string vl_buffer;     // "auto" or a size: each port's receive buffer per virtual lane
   std::string credit_batch;  // "auto" or a size: freed space a port gathers before it returns credits
+  Bytes fecn_threshold;      // a switch port's VL queue above this is congested and marks FECN (annex A10)
+  int64_t marking_rate = 0;  // mean packets between FECN marks at a congested port (A10 Marking_Rate)
   static const Schema<InfinibandParams>& schema();
 };
 

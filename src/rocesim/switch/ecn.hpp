@@ -55,5 +55,9 @@ EcnEntry red_ecn();
 EcnEntry no_ecn();
 
 std::unique_ptr<EcnMarker> make_ecn_marker(const EcnParams& p);
+// InfiniBand's FECN marking (IBTA vol 1 annex A10.2.1): above `threshold` a packet is marked with probability
+// 1 / (marking_rate + 1), a mean of `marking_rate` unmarked packets between marks. Not a `switch.ecn.type`: the
+// fabric selects it (switch/ecn_fecn.cpp).
+std::unique_ptr<EcnMarker> make_fecn_marker(Bytes threshold, int64_t marking_rate);
 
 }  // namespace rocesim

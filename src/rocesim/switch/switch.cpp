@@ -438,7 +438,9 @@ void Switch::enqueue(Packet* p) {
   }
   Port& port = ports_[out];
   EgressClass& q = port.out[c];
-  if (!ecn_at_dequeue_) {
+  // InfiniBand (annex A10.2.1): a port waiting for credits is a victim of congestion downstream, not its root,
+  // and does not mark.
+  if (!ecn_at_dequeue_ && !(credits_ && (credit_tx_[out].waiting >> c & 1u))) {
     maybe_mark(port, q, p);
   }
   p->next = nullptr;
@@ -688,10 +690,16 @@ void Switch::send_pfc(uint16_t out) {
   wake_when_free(out, -1);
 }
 
-void Switch::enable_credits() {
+void Switch::enable_credits(std::unique_ptr<EcnMarker> fecn) {
   credits_ = true;
   credit_tx_.resize(ports_.size());
   credit_rx_.resize(ports_.size());
+  markers_.clear();
+  for (Port& p : ports_) {
+    p.ecn = fecn.get();
+    p.ecn_silent = fecn->silent_up_to().count();
+  }
+  markers_.emplace_back(Rate(), std::move(fecn));
 }
 
 void Switch::set_credits(uint16_t port, const CreditConfig& rx, uint32_t peer_buffer_blocks) {

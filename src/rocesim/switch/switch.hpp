@@ -150,8 +150,9 @@ class Switch final : public Node {
   uint16_t route(const Packet& p) const;
   // InfiniBand (net/credits.hpp): switch to credit-based flow control before the run, with per port the receive
   // buffer it advertises and the one its peer advertises. PFC and the shared-buffer MMU are then unused, and the
-  // switch forwards by the priority (service level) a packet carries, not by its DSCP.
-  void enable_credits();
+  // switch forwards by the priority (service level) a packet carries, not by its DSCP. `fecn` replaces every
+  // port's ECN marking (switch.ecn).
+  void enable_credits(std::unique_ptr<EcnMarker> fecn);
   void set_credits(uint16_t port, const CreditConfig& rx, uint32_t peer_buffer_blocks);
   // The buffer `port`'s peer advertises from now on (before traffic).
   void set_peer_credits(uint16_t port, uint32_t peer_buffer_blocks);
