@@ -121,16 +121,57 @@ void Capture::record(Time ts, const Packet& p, uint32_t node, uint32_t iface) {
     return;
   }
   frame::Context ctx;
+  if (p.kind == PacketKind::kTcp && (p.flags & Packet::kFlagIwarp)) {
+    open_iwarp(ts, p, iface);
+    map_iwarp(p, ctx);
+  }
   ctx.node = node;
   ctx.port = p.in_port;
   ctx.roce_v1 = net_.fabric() == wire::Fabric::kRoceV1;
   if (wire::has_reth(p.opcode)) {
     ctx.dma_length = p.dma_length();
   }
+  add(ts, iface, p, frame::build(p, ctx));
+}
+
+// The simulated connection is open from its start (as RoCE's queue pairs are); the capture shows the MPA
+// exchange that opened it, stamped with its first captured segment, so that Wireshark decodes the FPDUs after it
+// (its MPA dissector starts from a Request and a Reply on the TCP connection).
+void Capture::open_iwarp(Time ts, const Packet& p, uint32_t iface) {
+  const bool data = p.payload > 0;
+  if (!iwarp_seq_.try_emplace({data ? p.src : p.dst, data ? p.dst : p.src, p.sport}).second) {
+    return;
+  }
+  add(ts, iface, p, frame::build_mpa_start(p, false));
+  add(ts, iface, p, frame::build_mpa_start(p, true));
+}
+
+// A data segment says where it starts in both counts (Packet::tcp_wire_seq); an ACK's numbers are ends of
+// segments the capture has seen (or, where it has not, offset from the nearest one below).
+void Capture::map_iwarp(const Packet& p, frame::Context& ctx) {
+  const bool data = p.payload > 0;
+  auto& m = iwarp_seq_[{data ? p.src : p.dst, data ? p.dst : p.src, p.sport}];
+  if (data) {
+    ctx.tcp_seq = p.tcp_wire_seq();
+    m[p.psn] = ctx.tcp_seq;
+    m[p.psn + p.payload] = ctx.tcp_seq + static_cast<uint32_t>(p.frame - wire::tcp_frame(0));
+    return;
+  }
+  const auto wire_of = [&](uint32_t seq) {
+    auto it = m.upper_bound(seq);
+    return it == m.begin() ? seq : std::prev(it)->second + (seq - std::prev(it)->first);
+  };
+  ctx.tcp_seq = wire_of(p.psn);
+  for (int k = 0; p.ext && k < 2 * p.ext->sack_blocks; ++k) {
+    ctx.tcp_sack[k] = wire_of(p.ext->sack[k]);
+  }
+}
+
+void Capture::add(Time ts, uint32_t iface, const Packet& p, std::vector<uint8_t> bytes) {
   CapturedFrame f;
   f.ts = ts;
   f.iface = iface;
-  f.bytes = frame::build(p, ctx);
+  f.bytes = std::move(bytes);
   f.orig_len = static_cast<uint32_t>(f.bytes.size());
   if (p_.snaplen > 0 && f.bytes.size() > static_cast<size_t>(p_.snaplen)) {
     f.bytes.resize(static_cast<size_t>(p_.snaplen));

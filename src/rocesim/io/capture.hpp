@@ -3,8 +3,10 @@
 // Configured by the scenario's `capture` section.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "rocesim/cluster/network.hpp"
@@ -61,6 +63,9 @@ class Capture {
  private:
   class Tap;
   void record(Time ts, const Packet& p, uint32_t node, uint32_t iface);
+  void add(Time ts, uint32_t iface, const Packet& p, std::vector<uint8_t> bytes);
+  // An iWARP connection's first captured segment: its MPA Request and Reply go in first.
+  void open_iwarp(Time ts, const Packet& p, uint32_t iface);
   CaptureParams p_;
   Network& net_;
   std::vector<std::unique_ptr<Tap>> taps_;
@@ -68,6 +73,12 @@ class Capture {
   std::vector<CapturedFrame> frames_;
   std::vector<std::string> ifaces_;
   bool sorted_ = true;
+  // iWARP connections, by (data sender, receiver, sender's port): their payload counts -> the bytes TCP carries,
+  // at the starts and ends of the segments seen.
+  using IwarpKey = std::tuple<uint32_t, uint32_t, uint16_t>;
+  std::map<IwarpKey, std::map<uint32_t, uint32_t>> iwarp_seq_;
+  // An iWARP segment's numbers as TCP carries them, into `ctx`.
+  void map_iwarp(const Packet& p, frame::Context& ctx);
 };
 
 }  // namespace rocesim

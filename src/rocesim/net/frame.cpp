@@ -84,32 +84,30 @@ uint16_t tcp_checksum(const uint8_t* ip, const uint8_t* seg, size_t len) {
   return static_cast<uint16_t>(~sum);
 }
 
-// A TCP segment (kernel TCP or iWARP): IPv4, TCP with timestamps (and SACK on ACKs with blocks), and for iWARP
-// data one FPDU: MPA length, DDP/RDMAP tagged header of an RDMA WRITE (RFC 5040, 5041), payload, pad, CRC32c.
-// Sequence numbers start at 0 in each direction of a connection: data segments carry ACK 1, ACKs sequence 1.
-std::vector<uint8_t> build_tcp(const Packet& p, std::vector<uint8_t> b) {
-  const bool iwarp = (p.flags & Packet::kFlagIwarp) != 0;
+// What a TCP header says besides the packet's addresses.
+struct TcpFields {
+  uint16_t sport = 0, dport = 0;
+  uint32_t seq = 0, ack = 0;
+  uint8_t flags = 0x10;  // ACK
+  uint32_t tsval = 0, tsecr = 0;
+};
+
+// IPv4 and TCP with timestamps (and SACK when `p` carries blocks, edges `sack`) after the Ethernet header in `b`, then
+// `payload_bytes` of payload written by `put_payload`, and the checksum.
+template <class PutPayload>
+std::vector<uint8_t> tcp_segment(const Packet& p, std::vector<uint8_t> b, const TcpFields& t, int payload_bytes,
+                                 const uint32_t* sack, PutPayload put_payload) {
   const int blocks = p.ext ? p.ext->sack_blocks : 0;
   const int options = wire::kTcpTimestamps + wire::sack_option(blocks);
-  const int tcp_len = p.frame - wire::kEth - wire::kIpv4 - wire::kFcs;
   const size_t ip_at = b.size();
-  put_ipv4(b, p, 6, tcp_len);
+  put_ipv4(b, p, 6, wire::kTcp + options + payload_bytes);
   const size_t tcp_at = b.size();
-  const bool data = p.payload > 0;
-  const uint16_t port = iwarp ? kIwarpPort : kTcpPort;
-  put16(b, data ? p.sport : port);
-  put16(b, data ? port : p.sport);
-  put32(b, data ? p.psn : 1);
-  put32(b, data ? 1 : p.psn);
+  put16(b, t.sport);
+  put16(b, t.dport);
+  put32(b, t.seq);
+  put32(b, t.ack);
   b.push_back(static_cast<uint8_t>(((wire::kTcp + options) / 4) << 4));
-  uint8_t flags = 0x10;  // ACK
-  if (data && (p.flags & Packet::kFlagLast)) {
-    flags |= 0x08;  // PSH
-  }
-  if (p.flags & Packet::kFlagEce) {
-    flags |= 0x40;
-  }
-  b.push_back(flags);
+  b.push_back(t.flags);
   put16(b, 0xFFFF);  // window (scaled)
   put16(b, 0);       // checksum, below
   put16(b, 0);
@@ -117,37 +115,71 @@ std::vector<uint8_t> build_tcp(const Packet& p, std::vector<uint8_t> b) {
   b.push_back(1);
   b.push_back(8);
   b.push_back(10);
-  const auto ns = static_cast<uint32_t>(p.sent.ps() / 1000);
-  put32(b, data ? ns : 0);
-  put32(b, data ? 0 : ns);
+  put32(b, t.tsval);
+  put32(b, t.tsecr);
   if (blocks > 0) {  // NOP, NOP, SACK (RFC 2018 3)
     b.push_back(1);
     b.push_back(1);
     b.push_back(5);
     b.push_back(static_cast<uint8_t>(2 + 8 * blocks));
     for (int k = 0; k < 2 * blocks; ++k) {
-      put32(b, p.ext->sack[k]);
+      put32(b, sack[k]);
     }
   }
-  if (data && iwarp) {
-    const size_t fpdu_at = b.size();
-    const int ulpdu = wire::kDdpRdmapTagged + p.payload;
-    put16(b, static_cast<uint32_t>(ulpdu));
-    b.push_back(static_cast<uint8_t>(0x80 | ((p.flags & Packet::kFlagLast) ? 0x40 : 0) | 1));  // tagged, last, DV 1
-    b.push_back(0x40);  // RDMAP version 1, opcode 0: RDMA Write
-    put32(b, p.flow);   // STag
-    put32(b, 0);        // tagged offset (64 bits; its value is not modelled)
-    put32(b, 0);
-    b.resize(b.size() + static_cast<size_t>(p.payload + wire::pad_bytes(wire::kMpaLength + ulpdu)), 0);
-    const uint32_t crc = crc32c(b.data() + fpdu_at, b.size() - fpdu_at);
-    put32(b, crc);
-  } else {
-    b.resize(b.size() + p.payload, 0);
-  }
+  put_payload(b);
   const uint16_t tck = tcp_checksum(b.data() + ip_at, b.data() + tcp_at, b.size() - tcp_at);
   b[tcp_at + 16] = static_cast<uint8_t>(tck >> 8);
   b[tcp_at + 17] = static_cast<uint8_t>(tck);
   return b;
+}
+
+// A TCP segment (kernel TCP or iWARP): for iWARP data one FPDU: MPA length, DDP/RDMAP tagged header of an RDMA
+// WRITE (RFC 5040, 5041), payload, pad, CRC32c. Sequence numbers start at 0 in each direction of a connection:
+// data segments carry ACK 1, ACKs sequence 1; on an iWARP connection both streams begin with the MPA Request or
+// Reply (build_mpa_start), which the numbers count.
+std::vector<uint8_t> build_tcp(const Packet& p, const Context& c, std::vector<uint8_t> b) {
+  const bool iwarp = (p.flags & Packet::kFlagIwarp) != 0;
+  const bool data = p.payload > 0;
+  const uint32_t start = iwarp ? wire::kMpaStartFrame : 0;
+  const uint16_t port = iwarp ? kIwarpPort : kTcpPort;
+  const auto ns = static_cast<uint32_t>(p.sent.ps() / 1000);
+  const uint32_t seq = iwarp ? c.tcp_seq : p.psn;
+  std::array<uint32_t, 2 * wire::kMaxSackBlocks> sack{};
+  for (int k = 0; p.ext && k < 2 * p.ext->sack_blocks; ++k) {
+    sack[k] = (iwarp ? c.tcp_sack[k] : p.ext->sack[k]) + start;
+  }
+  TcpFields t;
+  t.sport = data ? p.sport : port;
+  t.dport = data ? port : p.sport;
+  t.seq = (data ? seq : 1) + start;
+  t.ack = (data ? 1 : seq) + start;
+  if (data && (p.flags & Packet::kFlagLast)) {
+    t.flags |= 0x08;  // PSH
+  }
+  if (p.flags & Packet::kFlagEce) {
+    t.flags |= 0x40;
+  }
+  t.tsval = data ? ns : 0;
+  t.tsecr = data ? 0 : ns;
+  if (!(data && iwarp)) {
+    return tcp_segment(p, std::move(b), t, p.payload, sack.data(),
+                       [&](std::vector<uint8_t>& v) { v.resize(v.size() + p.payload, 0); });
+  }
+  const int ulpdu = wire::kDdpRdmapTagged + p.payload;
+  const int fpdu = wire::kMpaLength + ulpdu + wire::pad_bytes(wire::kMpaLength + ulpdu) + wire::kMpaCrc;
+  return tcp_segment(p, std::move(b), t, fpdu, sack.data(), [&](std::vector<uint8_t>& v) {
+    const size_t fpdu_at = v.size();
+    put16(v, static_cast<uint32_t>(ulpdu));
+    v.push_back(static_cast<uint8_t>(0x80 | ((p.flags & Packet::kFlagLast) ? 0x40 : 0) | 1));  // tagged, last, DV 1
+    v.push_back(0x40);  // RDMAP version 1, opcode 0: RDMA Write
+    put32(v, p.flow);   // STag
+    put32(v, 0);        // tagged offset (64 bits; its value is not modelled)
+    put32(v, 0);
+    v.resize(v.size() + static_cast<size_t>(p.payload + wire::pad_bytes(wire::kMpaLength + ulpdu)), 0);
+    // The CRC32c goes least significant byte first, as iSCSI's does (RFC 5044 4.1; RFC 3385).
+    const uint32_t crc = crc32c(v.data() + fpdu_at, v.size() - fpdu_at);
+    put32(v, __builtin_bswap32(crc));
+  });
 }
 
 }  // namespace
@@ -231,6 +263,33 @@ uint32_t icrc_v1(const uint8_t* f, size_t len) {
   return crc32(pseudo.data(), pseudo.size());
 }
 
+std::vector<uint8_t> build_mpa_start(const Packet& p, bool reply) {
+  const bool data = p.payload > 0;
+  Packet q = p;  // addresses, DSCP and ECN of the connection's segments
+  q.ext = nullptr;
+  q.src = (data != reply) ? p.src : p.dst;
+  q.dst = (data != reply) ? p.dst : p.src;
+  const uint16_t initiator_port = p.sport;
+  std::vector<uint8_t> b;
+  const auto dmac = host_mac(q.dst), smac = host_mac(q.src);
+  b.insert(b.end(), dmac.begin(), dmac.end());
+  b.insert(b.end(), smac.begin(), smac.end());
+  put16(b, 0x0800);
+  TcpFields t;
+  t.sport = reply ? kIwarpPort : initiator_port;
+  t.dport = reply ? initiator_port : kIwarpPort;
+  t.seq = reply ? 1 : 0;  // the Request opens the initiator's stream at 0, the Reply the responder's at 1
+  t.ack = reply ? wire::kMpaStartFrame : 1;
+  t.flags |= 0x08;  // PSH
+  const char* key = reply ? "MPA ID Rep Frame" : "MPA ID Req Frame";
+  return tcp_segment(q, std::move(b), t, wire::kMpaStartFrame, nullptr, [&](std::vector<uint8_t>& v) {
+    v.insert(v.end(), key, key + 16);
+    v.push_back(0x40);  // CRC on, markers off, not rejected
+    v.push_back(1);     // revision 1
+    put16(v, 0);        // no private data
+  });
+}
+
 std::vector<uint8_t> build(const Packet& p, const Context& c) {
   std::vector<uint8_t> b;
   b.reserve(p.frame);
@@ -257,7 +316,7 @@ std::vector<uint8_t> build(const Packet& p, const Context& c) {
   const bool v1 = c.roce_v1 && p.kind != PacketKind::kTcp;
   put16(b, v1 ? wire::kRoceV1EtherType : 0x0800);
   if (p.kind == PacketKind::kTcp) {
-    return build_tcp(p, std::move(b));
+    return build_tcp(p, c, std::move(b));
   }
   const int ext = wire::ext_headers(p.opcode) + (p.opcode == wire::kCnp ? wire::kCnpReserved : 0);
   const int pad = wire::pad_bytes(p.payload);

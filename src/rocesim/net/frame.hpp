@@ -31,12 +31,19 @@ struct Context {
   uint32_t node = 0;  // the sending node, for PFC source MACs
   uint16_t port = 0;
   bool roce_v1 = false;  // RDMA packets in RoCEv1 framing (fabric: roce-v1)
+  // iWARP segments: the data's sequence number, or the ACK's acknowledgment number, and the SACK edges, in the
+  // bytes TCP carries (the simulator's TCP counts payload; the capture maps one to the other).
+  uint32_t tcp_seq = 0;
+  std::array<uint32_t, 2 * wire::kMaxSackBlocks> tcp_sack{};
 };
 
 // The whole frame, FCS excluded: Ethernet, IPv4, UDP 4791, BTH, RETH/AETH, payload (zeros), pad, INT (when the
 // packet carries telemetry: 2 bytes of hop count and 8 bytes per hop, at the end of the payload), ICRC; or a PFC
 // MAC control frame; or a TCP segment (IPv4, TCP with timestamps and SACK, iWARP's MPA/DDP/RDMAP FPDU).
 std::vector<uint8_t> build(const Packet& p, const Context& c);
+// The MPA Request (`reply` false: from the end that sends the connection's data, the initiator) or Reply (from the
+// other end) that open the iWARP connection a segment `p` belongs to (RFC 5044 7.1): CRC on, markers off.
+std::vector<uint8_t> build_mpa_start(const Packet& p, bool reply);
 
 // The invariant CRC of a RoCEv2 frame (Ethernet header first, FCS excluded, ICRC excluded): CRC-32 over 8 bytes
 // of 0xFF, then the IPv4 header with TOS, TTL and checksum set to all ones, the UDP header with its checksum set

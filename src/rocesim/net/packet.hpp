@@ -93,6 +93,10 @@ struct alignas(64) Packet {
     ack_pkts = static_cast<uint16_t>(len >> 16);
     ack_ce = static_cast<uint16_t>(len & 0xFFFF);
   }
+  // An iWARP segment's sequence number in the bytes TCP carries (its FPDUs' framing counted; `psn` counts
+  // payload), for captures; in the same fields.
+  uint32_t tcp_wire_seq() const { return dma_length(); }
+  void set_tcp_wire_seq(uint32_t seq) { set_dma_length(seq); }
   int int_hops() const { return ext ? ext->int_hops : 0; }
   const IntHop* telemetry() const { return ext ? ext->telemetry : nullptr; }
 };

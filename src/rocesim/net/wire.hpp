@@ -149,6 +149,9 @@ inline constexpr int kMpaLength = 2;
 inline constexpr int kDdpRdmapTagged = 14;
 inline constexpr int kMpaCrc = 4;
 inline constexpr int kIwarpOverhead = kMpaLength + kDdpRdmapTagged + kMpaCrc;
+// The MPA Request and Reply that open an iWARP connection's stream in each direction (RFC 5044 7.1): a 16-byte
+// key, the marker/CRC/reject flags, the revision and the private data length (none).
+inline constexpr int kMpaStartFrame = 20;
 constexpr int iwarp_frame(int payload) {
   return tcp_frame(kMpaLength + kDdpRdmapTagged + payload + pad_bytes(kMpaLength + kDdpRdmapTagged + payload) +
                    kMpaCrc);

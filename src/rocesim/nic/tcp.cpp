@@ -89,6 +89,7 @@ struct TcpStack::Send {
   int64_t ready = 0;        // in the socket buffer (copied), may be sent
   int64_t copy_end = 0;     // the copy under way ends here
   int64_t una = 0, nxt = 0;
+  int64_t wire_nxt = 0;   // nxt in the bytes TCP carries (Seg::wire)
   int64_t recover = 0;    // recovery ends when una reaches it (RFC 6582 "recover")
   int64_t cwr_end = 0;    // one ECN reaction per window: until una reaches it
   std::vector<Seg> segs;  // sent and not cumulatively acknowledged, from `head`
@@ -292,12 +293,16 @@ Packet* TcpStack::next_of(Send& s, uint32_t id) {
   if (s.nxt >= s.ready) {
     return nullptr;
   }
-  const int64_t len = std::min(s.seg_payload, s.ready - s.nxt);
+  int64_t len = std::min(s.seg_payload, s.ready - s.nxt);
+  if (s.offload) {  // an FPDU carries one DDP segment, of one message (RFC 5041 5.2)
+    len = std::min(len, message_at(s, s.nxt).end - s.nxt);
+  }
   if (s.nxt + len - s.una > p_.rcvbuf.count()) {  // the receiver's window is full
     return nullptr;
   }
-  s.segs.push_back(Seg{s.nxt, static_cast<int32_t>(len), 0, Time()});
+  s.segs.push_back(Seg{s.nxt, static_cast<int32_t>(len), 0, Time(), s.wire_nxt});
   s.nxt += len;
+  s.wire_nxt += s.offload ? wire::iwarp_frame(static_cast<int>(len)) - wire::tcp_frame(0) : len;
   if (static_cast<double>(in_pipe + 2 * s.seg_payload) > s.w.cwnd) {
     s.cwnd_limited = true;
   }
@@ -309,12 +314,16 @@ Packet* TcpStack::next_of(Send& s, uint32_t id) {
   return p;
 }
 
+const TcpStack::Msg& TcpStack::message_at(const Send& s, int64_t seq) const {
+  const auto it = std::upper_bound(s.msgs.begin() + static_cast<std::ptrdiff_t>(s.msg_head), s.msgs.end(), seq,
+                                   [](int64_t q, const Msg& m) { return q < m.end; });
+  return it != s.msgs.end() ? *it : s.msgs.back();
+}
+
 Packet* TcpStack::segment(Send& s, Seg& g, bool retx) {
   const Time now = nic_.sim_.now();
   // The message the segment starts in (its flow id and record), and whether one ends in it (PSH).
-  const auto it = std::upper_bound(s.msgs.begin() + static_cast<std::ptrdiff_t>(s.msg_head), s.msgs.end(), g.seq,
-                                   [](int64_t seq, const Msg& m) { return seq < m.end; });
-  const Msg& m = it != s.msgs.end() ? *it : s.msgs.back();
+  const Msg& m = message_at(s, g.seq);
   Packet* p = nic_.pool_.acquire(PacketKind::kTcp);
   p->src = nic_.host_;
   p->dst = s.dst;
@@ -329,6 +338,9 @@ Packet* TcpStack::segment(Send& s, Seg& g, bool retx) {
   p->ecn = ecn_ ? wire::kEct0 : wire::kNotEct;
   p->sent = now;
   g.sent = now;
+  if (s.offload) {
+    p->set_tcp_wire_seq(static_cast<uint32_t>(g.wire));
+  }
   p->flags = static_cast<uint8_t>((m.end <= g.seq + g.len ? Packet::kFlagLast : 0) | (retx ? Packet::kFlagRetx : 0) |
                                   (s.offload ? Packet::kFlagIwarp : 0));
   if (retx) {

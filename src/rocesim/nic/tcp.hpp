@@ -101,7 +101,8 @@ class TcpStack {
     int64_t seq = 0;
     int32_t len = 0;
     uint8_t flags = 0;
-    Time sent;  // its last transmission
+    Time sent;         // its last transmission
+    int64_t wire = 0;  // where it starts in the bytes TCP carries: iWARP's count each FPDU's framing
   };
   static constexpr uint8_t kSacked = 1, kLost = 2, kRetx = 4;
   struct Msg {
@@ -119,6 +120,8 @@ class TcpStack {
 
   bool kernel(bool offload) const { return cpu_ != nullptr && !offload; }
   void refill(Send& s, uint32_t id);
+  // The message the stream byte `seq` belongs to (the last one past the stream's end).
+  const Msg& message_at(const Send& s, int64_t seq) const;
   Packet* segment(Send& s, Seg& g, bool retx);
   void mark_lost_retransmissions(Send& s);
   Packet* next_of(Send& s, uint32_t id);
