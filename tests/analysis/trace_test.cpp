@@ -105,5 +105,25 @@ TEST(Trace, AFlowThatHadNotStartedWhenTheRunEndedHasNoSlice) {
   }
 }
 
+TEST(Trace, AKernelTcpSendersRateIsItsWindowPerRoundTrip) {
+  // Tracing the NIC of a kernel-TCP flow used to read a DCQCN state it does not have (a segmentation fault).
+  auto s = test::run_sim(
+      "seed: 1\nstop: 2ms\ntopology: {type: star, hosts: 2, host_link: {rate: 100Gbps, delay: 1us}}\n"
+      "workload: [{type: incast, receiver: 1, senders: 1, size: 2MB, transport: tcp}]\n",
+      {"output.trace.nodes=host0"});
+  ASSERT_TRUE(s->net().flows()[0].done);
+  const auto rates = events(trace_of(*s), "C", "rate");
+  ASSERT_FALSE(rates.empty());
+  double peak = 0;
+  for (const auto& e : rates) {
+    for (const auto& [k, v] : e["args"].items()) {
+      peak = std::max(peak, v.get<double>());
+    }
+  }
+  // The window's rate (Gb/s) is positive, and a kernel connection's cycles keep it below line rate.
+  EXPECT_GT(peak, 0.1);
+  EXPECT_LT(peak, 100);
+}
+
 }  // namespace
 }  // namespace rocesim

@@ -120,5 +120,17 @@ TEST(Lint, WatchdogPollingFasterThanXoffRefreshIsAWarning) {
   EXPECT_EQ(codes(with({"switch.pfc.watchdog.poll=200us", "switch.pfc.watchdog.restore=400us"})), Codes{});
 }
 
+TEST(Lint, TheHpccSimulatorsHeadroomRuleIsCheckedPerLinkNotReadAsASize) {
+  // headroom: hpcc-ns3 (what `import hpcc` writes) is 3 x rate x delay: 37.5 KB at 100 Gb/s and 1 us, enough
+  // for MTU 4096; 3.75 KB at 100 ns, enough only for MTU 256. `check` used to abort reading it as a size.
+  EXPECT_TRUE(lint_of(kFabric, {"switch.pfc.headroom=hpcc-ns3"}).empty());
+  const std::string near =
+      "topology: {type: leaf-spine, leaves: 2, spines: 1, servers_per_leaf: 2, host_link: {rate: 100Gbps, delay: "
+      "100ns}, fabric_link: {rate: 100Gbps, delay: 100ns}}\nswitch: {pfc: {priorities: [3], headroom: hpcc-ns3}}\n";
+  const auto fs = lint_of(near);
+  ASSERT_EQ(codes(fs), Codes{"mtu_exceeds_headroom"});
+  EXPECT_EQ(fs[0].fix.substr(0, 13), "nic.mtu: 256,");
+}
+
 }  // namespace
 }  // namespace rocesim

@@ -81,4 +81,23 @@ TEST(Units, PicosecondsPerByteIsWholeOnlyWhenTheRateDividesEightTerabits) {
   }
 }
 
+TEST(Units, AcceptsExponentsAsYamlWritesThemAndRefusesWhatOverflows) {
+  EXPECT_EQ(parse_time("1e+3ms").ps(), 1'000'000'000'000);
+  EXPECT_EQ(parse_time("1.5E3ns").ps(), 1'500'000);
+  EXPECT_EQ(parse_bytes("2e6B").count(), 2'000'000);
+  EXPECT_EQ(parse_time("15e-1us").ps(), 1'500'000);
+  const auto message = [](const std::string& s) {
+    try {
+      parse_time(s);
+    } catch (const UnitError& e) {
+      return e.message;
+    }
+    return std::string();
+  };
+  EXPECT_NE(message("1e+300ms").find("too large"), std::string::npos) << message("1e+300ms");
+  EXPECT_NE(message("1e-300ms").find("decimal places"), std::string::npos) << message("1e-300ms");
+  EXPECT_THROW(parse_bytes("1e19B"), UnitError);  // above int64: not a wrapped negative size
+  EXPECT_THROW(parse_time("1e-13s"), UnitError);  // below a picosecond
+}
+
 }  // namespace rocesim

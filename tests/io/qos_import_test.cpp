@@ -170,5 +170,32 @@ TEST(MlnxQosImport, BadLinesNameTheLineAndKey) {
   EXPECT_NE(error("rpg_min_dec_fac 250\n").find("min_dec_factor"), std::string::npos);  // 2.5 is not a fraction
 }
 
+TEST(SonicImport, SizesThatAreNegativeFractionalOrHugeAreRefusedNamingTheirKey) {
+  const auto error = [](const std::string& text) -> std::string {
+    try {
+      import_sonic_config_db(text, "db.json", "");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string db = slurp(kDir + "config_db.json");
+  for (const char* v : {"-5", "1e19", "12.5"}) {
+    std::string bad = db;
+    bad.replace(bad.find("\"10875072\""), 10, std::string("\"") + v + "\"");
+    EXPECT_NE(error(bad).find("BUFFER_POOL.ingress_lossless_pool.size:"), std::string::npos) << v << error(bad);
+    EXPECT_NE(error(bad).find("not a size in bytes"), std::string::npos) << v << error(bad);
+  }
+}
+
+TEST(MlnxQosImport, AFileWithNothingRocesimModelsIsAnError) {
+  try {
+    import_mlnx_qos("rpg_gd 11\ncnp_dscp 48\n", "q.txt");
+    ADD_FAILURE() << "imported nothing without an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing in it that rocesim models"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace rocesim

@@ -183,5 +183,73 @@ TEST(ScenarioInput, HpccTopologiesFollowTheRulesOfYamlOnes) {
   EXPECT_NE(problem.find("outside 1Gbps..1600Gbps"), std::string::npos) << problem;
 }
 
+TEST(ScenarioInput, AnAliasInsideTheValueItNamesIsAnErrorNamingItsLine) {
+  // It used to overflow the stack in the duplicate-key walk (a segmentation fault), in a file and through --set.
+  InputError e = error_of("topology: {type: star, hosts: 2}\nx:\n  a: &loop [1, *loop]\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_NE(e.problem().find("alias inside the value it names"), std::string::npos) << e.what();
+  e = error_of("topology: {type: star, hosts: 2}\n", {"workload=&w [*w]"});
+  EXPECT_NE(e.problem().find("alias inside the value it names"), std::string::npos) << e.what();
+}
+
+TEST(ScenarioInput, NestedAliasesThatExpandBeyondTheBoundAreRefusedQuickly) {
+  // "Billion laughs": 12 levels of 10 aliases each would be 10^12 values to walk before any key is read.
+  std::string y = "topology: {type: star, hosts: 2}\nbomb:\n  l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 12; ++i) {
+    const std::string prev = "*l" + std::to_string(i - 1);
+    y += "  l" + std::to_string(i) + ": &l" + std::to_string(i) + " [" + prev;
+    for (int k = 1; k < 10; ++k) {
+      y += ", " + prev;
+    }
+    y += "]\n";
+  }
+  const InputError e = error_of(y);
+  EXPECT_NE(e.problem().find("expands to more than"), std::string::npos) << e.what();
+  EXPECT_EQ(e.key().rfind("bomb.", 0), 0u) << e.key();
+  // A few aliases that stay small are ordinary YAML and load.
+  EXPECT_NO_THROW(make_sim(
+      "topology: {type: star, hosts: 2}\nnic: &n {mtu: 1024}\nworkload: [{type: incast, receiver: 0, senders: 1, "
+      "size: 1KB}]\n"));
+}
+
+TEST(ScenarioInput, ASecondYamlDocumentIsAnErrorNotDropped) {
+  const InputError e = error_of("topology: {type: star, hosts: 2}\n---\nstop: 1ms\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_NE(e.problem().find("second YAML document"), std::string::npos) << e.what();
+  // A document marker before the only document is fine.
+  EXPECT_NO_THROW(make_sim("---\ntopology: {type: star, hosts: 2}\n"));
+}
+
+TEST(ScenarioInput, ADeadlockCheckPeriodThatCannotMoveTheClockIsRefused) {
+  // detect_after 3ps: a period of 3ps / 4 = 0 re-armed at the same instant forever.
+  const std::string star = "topology: {type: star, hosts: 2}\n";
+  EXPECT_EQ(error_of(star, {"switch.pfc.deadlock.detect_after=3ps"}).key(), "switch.pfc.deadlock.detect_after");
+  EXPECT_EQ(error_of(star, {"switch.pfc.deadlock.detect_after=3ns"}).key(), "switch.pfc.deadlock.detect_after");
+  EXPECT_NO_THROW(make_sim(star, {"switch.pfc.deadlock.detect_after=4ns"}));
+  EXPECT_NO_THROW(make_sim(star, {"switch.pfc.deadlock.detect_after=0ns"}));
+}
+
+TEST(ScenarioInput, AHostOrPriorityListedTwiceIsAnErrorNamingItsKey) {
+  const std::string star = "topology: {type: star, hosts: 4}\n";
+  // A poisson workload over hosts [0, 1, 1] used to spin forever looking for a destination other than the source.
+  InputError e = error_of(star + "workload: [{type: poisson, load: 0.3, until: 10us, hosts: [0, 1, 1]}]\n");
+  EXPECT_EQ(e.key(), "workload.0.hosts");
+  EXPECT_NE(e.problem().find("listed twice"), std::string::npos) << e.what();
+  // An all-to-all over [0, 1, 1] sent host1 -> host1 flows that "completed" through the switch.
+  e = error_of(star + "workload: [{type: all-to-all, size: 1KB, hosts: [0, 1, 1]}]\n");
+  EXPECT_EQ(e.key(), "workload.0.hosts");
+  e = error_of(star + "switch: {pfc: {priorities: [3, 3]}}\n");
+  EXPECT_EQ(e.key(), "switch.pfc.priorities");
+  e = error_of(star + "workload: [{type: perftest, test: write_bw, pairs: '0:1, 0:1', sizes: [64B]}]\n");
+  EXPECT_EQ(e.key(), "workload.0.pairs");
+  EXPECT_NE(e.problem().find("given twice"), std::string::npos) << e.what();
+}
+
+TEST(ScenarioInput, AnIbCcaIndexFloorAboveItsCeilingIsRefused) {
+  const InputError e = error_of("fabric: infiniband\ntopology: {type: star, hosts: 2}\n",
+                                {"nic.cc.type=ib-cca", "nic.cc.ccti_min=100", "nic.cc.ccti_limit=50"});
+  EXPECT_EQ(e.key(), "nic.cc.ccti_min");
+}
+
 }  // namespace
 }  // namespace rocesim

@@ -82,8 +82,9 @@ std::vector<Victim> victim_flows(const Network& with, const Network& without, co
 
 std::string victims_csv(const Network& with, const std::vector<Victim>& v) {
   std::string out = "id,src,dst,size,fct_ns,baseline_fct_ns,slowdown_vs_baseline,src_name,dst_name\n";
+  const std::vector<FlowRecord>& flows = with.flows();
   for (const Victim& x : v) {
-    const FlowRecord& f = with.flows()[x.id];
+    const FlowRecord& f = flows[x.id];
     const bool done = x.fct != Time::max();
     out += fmt::format("{},{},{},{},{},{:.3f},{},{},{}\n", x.id, f.spec.src, f.spec.dst, f.spec.size.count(),
                        done ? fmt::format("{:.3f}", x.fct.ps() / 1000.0) : "", x.baseline_fct.ps() / 1000.0,

@@ -99,6 +99,8 @@ Trace::Trace(const TraceParams& p, Simulator& sim, Network& net, const std::stri
       t.last.assign(t.flows.size(), -1);
     }
   }
+  scanned_.assign(net.nics().size(), 0);
+  record_at_.assign(net.setup_flows(), {kNone, kNone});
   for (const auto& t : taps_) {
     t->node.add_tap(t->port, t.get());
   }
@@ -152,6 +154,22 @@ void Trace::handle_event(uint32_t, uint64_t) {
   }
 }
 
+const FlowRecord* Trace::posted_record(uint32_t id) {
+  if (record_at_[id].first == kNone) {
+    for (size_t h = 0; h < net_.nics().size(); ++h) {
+      const auto& recs = net_.nics()[h]->records();
+      for (; scanned_[h] < recs.size(); ++scanned_[h]) {
+        const uint32_t rid = recs[scanned_[h]].id;
+        if (rid < record_at_.size()) {
+          record_at_[rid] = {static_cast<uint32_t>(h), static_cast<uint32_t>(scanned_[h])};
+        }
+      }
+    }
+  }
+  const auto [nic, index] = record_at_[id];
+  return nic == kNone ? nullptr : &net_.nics()[nic]->records()[index];
+}
+
 // Counters are written when they change (Perfetto holds a counter's value until its next sample).
 void Trace::sample() {
   const std::string ts = us(sim_.now());
@@ -173,8 +191,8 @@ void Trace::sample() {
       continue;
     }
     for (size_t i = 0; i < t.flows.size(); ++i) {
-      const FlowRecord& f = net_.flows()[t.flows[i]];
-      const bool active = f.spec.start <= sim_.now() && !f.done && !f.failed;
+      const FlowRecord* f = posted_record(t.flows[i]);
+      const bool active = f != nullptr && !f->done && !f->failed;
       const auto at = net_.flow_path(t.flows[i]);
       const int64_t mbps = active ? net_.nic(at.sender).qp_rate(at.send_qpn).bps() / 1000000 : 0;
       if (mbps != t.last[i] && (active || t.last[i] > 0) && room()) {
@@ -188,13 +206,14 @@ void Trace::sample() {
 
 std::string Trace::json() const {
   std::string s = "{\"traceEvents\": [\n";
+  const std::vector<FlowRecord>& flows = net_.flows();
   for (const Traced& t : traced_) {
     const uint32_t pid = t.node->graph_id() + 1;
     s += fmt::format(R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":{}}}}},)", pid,
                      quoted(t.node->name() + (t.node->is_switch() ? " (switch)" : " (NIC)")));
     s += "\n";
     for (uint32_t id : t.flows) {
-      const FlowRecord& f = net_.flows()[id];
+      const FlowRecord& f = flows[id];
       const Time end = f.done || f.failed ? f.end : sim_.now();
       if (f.spec.start > p_.stop || end < p_.start || end < f.spec.start) {
         continue;  // outside the window, or not started when the run ended

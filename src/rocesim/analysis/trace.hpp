@@ -57,6 +57,9 @@ class Trace final : public EventHandler {
   bool room() { return static_cast<int64_t>(events_) < p_.max_events || (++dropped_, false); }
   void frame(const Node& from, uint16_t port, Time start, const Packet& p);
   void sample();
+  // The record of setup flow `id` at its requester's NIC, once it has been posted (else null). The records each
+  // NIC gained since the last call are scanned once: a run's sampling stays linear in its flows.
+  const FlowRecord* posted_record(uint32_t id);
   void event(const std::string& e);
 
   TraceParams p_;
@@ -64,6 +67,9 @@ class Trace final : public EventHandler {
   Network& net_;
   std::vector<Traced> traced_;
   std::vector<std::unique_ptr<PortTap>> taps_;
+  std::vector<size_t> scanned_;                           // per NIC: its records looked at so far
+  std::vector<std::pair<uint32_t, uint32_t>> record_at_;  // per setup flow: NIC and record index (kNone: not yet)
+  static constexpr uint32_t kNone = UINT32_MAX;
   std::string out_;  // events so far, each followed by ",\n"
   size_t events_ = 0;
   int64_t dropped_ = 0;

@@ -40,7 +40,14 @@ struct IbCcaParams {
                in_range<int64_t>(0, 16383))
           .add(&IbCcaParams::ipd_step, "ipd_step", "0.125",
                "inter-packet delay of CCT entry i: i x this, in largest-packet times (multiplier 1, shift 3)",
-               in_range(0.0, 2048.0));
+               in_range(0.0, 2048.0))
+          .validate([](const IbCcaParams& p) -> std::optional<std::pair<std::string, std::string>> {
+            if (p.ccti_min > p.ccti_limit) {
+              return std::make_pair("ccti_min", "ccti_min (" + std::to_string(p.ccti_min) + ") is above ccti_limit (" +
+                                                    std::to_string(p.ccti_limit) + "): the index has no range");
+            }
+            return std::nullopt;
+          });
       return sc;
     }();
     return s;

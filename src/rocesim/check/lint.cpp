@@ -28,9 +28,6 @@ struct Config {
     frame = Bytes(wire::rdma_frame(fabric, static_cast<int>(sc.nic.mtu), wire::kReth) + int_bytes);
     int_extra = int_bytes;
     explicit_headroom = sc.sw.pfc.headroom != "auto";
-    if (explicit_headroom) {
-      headroom = parse_bytes(sc.sw.pfc.headroom);
-    }
     ports.resize(sc.graph.nodes.size());
     for (const TopoLink& l : sc.graph.links) {
       ports[l.a].push_back({l.rate, l.delay});
@@ -55,8 +52,7 @@ struct Config {
   unsigned lossless = 0;
   Bytes frame;  // the largest frame (a full data packet with RETH, and INT if the CC uses it)
   int int_extra = 0;
-  bool explicit_headroom = false;
-  Bytes headroom;
+  bool explicit_headroom = false;            // a size, or hpcc-ns3's rule: what each port gets comes from port_headroom
   std::vector<std::vector<PortLink>> ports;  // per graph node
 };
 
@@ -82,21 +78,22 @@ void check_headroom(const Config& c, std::vector<Finding>& out) {
   }
   for (const auto& [link, k] : kinds) {
     const Bytes need = c.need(link, c.frame);
-    if (c.headroom >= need) {
+    const Bytes have = port_headroom(c.sc.sw.pfc, link.rate, link.delay, c.frame);
+    if (have >= need) {
       continue;
     }
     const std::string where =
         std::to_string(k.first) + " switch ports at " + describe(link) + " (e.g. " + k.second + ")";
     int mtu_fits = 0;
     for (int mtu : {256, 512, 1024, 2048, 4096}) {
-      if (c.need(link, Bytes(wire::rdma_frame(c.fabric, mtu, wire::kReth) + c.int_extra)) <= c.headroom) {
+      if (c.need(link, Bytes(wire::rdma_frame(c.fabric, mtu, wire::kReth) + c.int_extra)) <= have) {
         mtu_fits = mtu;
       }
     }
     if (mtu_fits > 0) {
       out.push_back(
           {"error", "mtu_exceeds_headroom", "nic.mtu", where,
-           "headroom " + to_string(c.headroom) +
+           "headroom " + to_string(have) +
                " covers the cable's in-flight bytes but not two frames of "
                "MTU " +
                std::to_string(c.sc.nic.mtu) + " (" + to_string(c.frame) + " each); it needs " + to_string(need) +
@@ -104,7 +101,7 @@ void check_headroom(const Config& c, std::vector<Finding>& out) {
            "nic.mtu: " + std::to_string(mtu_fits) + ", or switch.pfc.headroom: " + to_string(need) + " (or auto)"});
     } else {
       out.push_back({"error", "headroom_short", "switch.pfc.headroom", where,
-                     "headroom " + to_string(c.headroom) + " is below the " + to_string(need) +
+                     "headroom " + to_string(have) + " is below the " + to_string(need) +
                          " in flight after XOFF (rate x (2 x delay + response time), two frames and the PFC frame): "
                          "packets can be dropped on a lossless priority",
                      "switch.pfc.headroom: " + to_string(need) + " (or auto)"});

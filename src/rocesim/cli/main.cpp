@@ -1017,8 +1017,17 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     fmt::print(stderr, "rocesim: error: {}\n", e.what());
     return 2;
+  } catch (const UnitError& e) {  // a value no key's check caught: still the input's fault
+    fmt::print(stderr, "rocesim: error: {}\n", printable(e.message));
+    return 2;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "rocesim: failed: out of memory (set ROCESIM_MEMORY_LIMIT, or make the scenario smaller)\n");
+    return 1;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "rocesim: failed: {}\n", e.what());
+    fmt::print(stderr, "rocesim: failed: {}\n", printable(e.what()));
+    return 1;
+  } catch (...) {
+    fmt::print(stderr, "rocesim: failed: an unknown error\n");
     return 1;
   }
   return 0;

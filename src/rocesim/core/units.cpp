@@ -1,5 +1,6 @@
 #include "rocesim/core/units.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <utility>
@@ -55,6 +56,34 @@ int64_t parse_scaled(std::string_view s, const std::array<UnitScale, N>& units, 
   }
   if (!any_digit) {
     fail("no number");
+  }
+  // An exponent, as YAML and JSON write numbers (1e+3ms, 1.5E6B): an 'e' followed by a digit or a signed digit.
+  if (i + 1 < s.size() && (s[i] == 'e' || s[i] == 'E') &&
+      (std::isdigit(static_cast<unsigned char>(s[i + 1])) ||
+       ((s[i + 1] == '+' || s[i + 1] == '-') && i + 2 < s.size() &&
+        std::isdigit(static_cast<unsigned char>(s[i + 2]))))) {
+    ++i;
+    const bool negative = s[i] == '-';
+    if (s[i] == '+' || s[i] == '-') {
+      ++i;
+    }
+    int exp = 0;
+    for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i) {
+      exp = std::min(exp * 10 + (s[i] - '0'), 1000);
+    }
+    if (negative) {
+      frac_digits += exp;
+    } else {
+      for (int k = 0; k < exp; ++k) {
+        mant *= 10;
+        if (mant > (static_cast<__int128>(1) << 100)) {
+          fail("number too large");
+        }
+      }
+    }
+  }
+  if (frac_digits > 30) {
+    fail("too many decimal places");
   }
   while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) {
     ++i;

@@ -123,6 +123,16 @@ int whole(const ConfigDb& db, const std::string& t, const std::string& entry, co
   return static_cast<int>(v);
 }
 
+// A size in bytes: whole, not negative, and at most 1 PB (far above any switch's buffer).
+int64_t size_field(const ConfigDb& db, const std::string& t, const std::string& entry, const std::string& key) {
+  const double v = db.number(t, entry, key);
+  if (!(v >= 0 && v <= 1e15) || v != std::floor(v)) {
+    throw InputError(db.file(), 0, t + "." + entry + "." + key,
+                     fmt::format("{} is not a size in bytes (a whole number from 0 to 10^15)", v));
+  }
+  return static_cast<int64_t>(v);
+}
+
 // Whether a PORT_QOS_MAP key ("Ethernet0" or "Ethernet0,Ethernet4") names `port`.
 bool names_port(const std::string& key, const std::string& port) {
   std::stringstream ports(key);
@@ -168,8 +178,6 @@ std::string reference(std::string ref) {
   }
   return ref;
 }
-
-std::string bytes(double b) { return fmt::format("{}B", static_cast<int64_t>(std::llround(b))); }
 
 // The entry of `table` whose key names `port` and covers `index`, if any.
 std::optional<std::string> entry_for(const ConfigDb& db, const std::string& table, const std::string& port, int index) {
@@ -326,7 +334,7 @@ QosImport import_sonic_config_db(const std::string& text, const std::string& fil
       throw InputError(file, 0, "BUFFER_PG." + *pg_key + ".profile", "no BUFFER_PROFILE named '" + prof + "'");
     } else {
       if (db.field("BUFFER_PROFILE", prof, "size")) {
-        sw["admission"]["reserved"] = bytes(db.number("BUFFER_PROFILE", prof, "size"));
+        sw["admission"]["reserved"] = fmt::format("{}B", size_field(db, "BUFFER_PROFILE", prof, "size"));
       }
       if (db.field("BUFFER_PROFILE", prof, "dynamic_th")) {
         sw["admission"]["type"] = "dynamic";
@@ -334,13 +342,13 @@ QosImport import_sonic_config_db(const std::string& text, const std::string& fil
             fmt::format("{}", std::ldexp(1.0, whole(db, "BUFFER_PROFILE", prof, "dynamic_th", -10, 6)));
       } else if (db.field("BUFFER_PROFILE", prof, "static_th")) {
         sw["admission"]["type"] = "static";
-        sw["admission"]["static_limit"] = bytes(db.number("BUFFER_PROFILE", prof, "static_th"));
+        sw["admission"]["static_limit"] = fmt::format("{}B", size_field(db, "BUFFER_PROFILE", prof, "static_th"));
       }
       if (db.field("BUFFER_PROFILE", prof, "xoff")) {
-        sw["pfc"]["headroom"] = bytes(db.number("BUFFER_PROFILE", prof, "xoff"));
+        sw["pfc"]["headroom"] = fmt::format("{}B", size_field(db, "BUFFER_PROFILE", prof, "xoff"));
       }
       if (db.field("BUFFER_PROFILE", prof, "xon_offset")) {
-        sw["pfc"]["xon_offset"] = bytes(db.number("BUFFER_PROFILE", prof, "xon_offset"));
+        sw["pfc"]["xon_offset"] = fmt::format("{}B", size_field(db, "BUFFER_PROFILE", prof, "xon_offset"));
       }
       for (const auto& [k, v] : db.table("BUFFER_PROFILE")[prof].items()) {
         if (k == "xon") {
@@ -355,13 +363,13 @@ QosImport import_sonic_config_db(const std::string& text, const std::string& fil
         if (!db.table("BUFFER_POOL").contains(p)) {
           throw InputError(file, 0, at + ".pool", "no BUFFER_POOL named '" + p + "'");
         }
-        double size = db.number("BUFFER_POOL", p, "size");
+        int64_t size = size_field(db, "BUFFER_POOL", p, "size");
         if (db.field("BUFFER_POOL", p, "xoff")) {
-          size += db.number("BUFFER_POOL", p, "xoff");
+          size += size_field(db, "BUFFER_POOL", p, "xoff");
           warn("BUFFER_POOL." + p + ".xoff",
                "a shared headroom pool; rocesim sets headroom aside per port and priority: added to the buffer");
         }
-        sw["buffer"] = bytes(size);
+        sw["buffer"] = fmt::format("{}B", size);
         for (const auto& [name, v] : db.table("BUFFER_POOL").items()) {
           if (name != p) {
             warn("BUFFER_POOL." + name, "not used: rocesim's switch has one shared buffer (" + p + ")");
@@ -436,8 +444,8 @@ QosImport import_sonic_config_db(const std::string& text, const std::string& fil
         }
       }
       sw["ecn"]["type"] = "red";
-      sw["ecn"]["kmin"] = bytes(db.number("WRED_PROFILE", name, "green_min_threshold"));
-      sw["ecn"]["kmax"] = bytes(db.number("WRED_PROFILE", name, "green_max_threshold"));
+      sw["ecn"]["kmin"] = fmt::format("{}B", size_field(db, "WRED_PROFILE", name, "green_min_threshold"));
+      sw["ecn"]["kmax"] = fmt::format("{}B", size_field(db, "WRED_PROFILE", name, "green_max_threshold"));
       sw["ecn"]["pmax"] = fmt::format("{}", db.number("WRED_PROFILE", name, "green_drop_probability") / 100.0);
     }
     for (const auto& [k, v] : db.table("WRED_PROFILE")[name].items()) {
@@ -662,6 +670,10 @@ QosImport import_mlnx_qos(const std::string& text, const std::string& file) {
   }
   if (pfc.size() > 0) {
     sections["switch"]["pfc"] = pfc;
+  }
+  if (sections.size() == 0) {
+    throw InputError(file, 0, "",
+                     "nothing in it that rocesim models: no PFC, trust or ETS setting, no DCQCN parameter it takes");
   }
   check_sections(sections, file);
   out.yaml =

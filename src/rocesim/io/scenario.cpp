@@ -166,30 +166,63 @@ void check_fabric(Scenario& sc, const YAML::Node& root) {
 Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std::string& base_dir,
                              std::optional<int64_t> seed_override);
 
-// YAML allows a key twice in a mapping only in the sense that a parser may pick either copy (YAML 1.2, 3.2.1.1
-// says keys are unique); yaml-cpp keeps both and lookups find the first. A repeated key is an error.
-void reject_duplicate_keys(const YAML::Node& n, const std::string& file, const std::string& path) {
-  if (n.IsMap()) {
-    std::vector<std::pair<std::string, int>> seen;
-    for (const auto& kv : n) {
-      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
-      const std::string at = path.empty() ? key : path + "." + key;
-      for (const auto& [k, line] : seen) {
-        if (kv.first.IsScalar() && k == key) {
-          const std::string where =
-              line == line_of(kv.first) ? "" : fmt::format(" (lines {} and {})", line, line_of(kv.first));
-          throw InputError(file, line_of(kv.first), at, "given twice" + where + "; give each key once");
-        }
+// The nodes a scenario's tree may expand to, aliases counted at each use: far above any real scenario (its flow
+// lists live in flow files), far below what a few nested aliases reach ("billion laughs": 9 levels of 9 make 9^9).
+constexpr size_t kMaxExpandedNodes = 1'000'000;
+
+// Walks the tree once before anything else reads it. YAML allows a key twice in a mapping only in the sense that
+// a parser may pick either copy (YAML 1.2, 3.2.1.1 says keys are unique); yaml-cpp keeps both and lookups find
+// the first: a repeated key is an error. An alias inside the node it names (`a: &x [*x]`) makes the tree a cycle
+// that every later walk would follow forever, and nested aliases expand exponentially: both are errors here.
+class TreeCheck {
+ public:
+  explicit TreeCheck(const std::string& file) : file_(file) {}
+  void walk(const YAML::Node& n, const std::string& path) {
+    if (++visited_ > kMaxExpandedNodes) {
+      throw InputError(file_, line_of(n), path,
+                       fmt::format("the scenario expands to more than {} values (aliases used inside aliases?); "
+                                   "write it without nested aliases",
+                                   kMaxExpandedNodes));
+    }
+    if (!n.IsMap() && !n.IsSequence()) {
+      return;
+    }
+    for (const YAML::Node& up : ancestors_) {
+      if (up.is(n)) {
+        throw InputError(file_, line_of(n), path, "an alias inside the value it names: the value would never end");
       }
-      seen.emplace_back(key, line_of(kv.first));
-      reject_duplicate_keys(kv.second, file, at);
     }
-  } else if (n.IsSequence()) {
-    for (size_t i = 0; i < n.size(); ++i) {
-      reject_duplicate_keys(n[i], file, path + "." + std::to_string(i));
+    ancestors_.push_back(n);
+    if (n.IsMap()) {
+      std::vector<std::pair<std::string, int>> seen;
+      for (const auto& kv : n) {
+        const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+        const std::string at = path.empty() ? key : path + "." + key;
+        for (const auto& [k, line] : seen) {
+          if (kv.first.IsScalar() && k == key) {
+            const std::string where =
+                line == line_of(kv.first) ? "" : fmt::format(" (lines {} and {})", line, line_of(kv.first));
+            throw InputError(file_, line_of(kv.first), at, "given twice" + where + "; give each key once");
+          }
+        }
+        seen.emplace_back(key, line_of(kv.first));
+        walk(kv.second, at);
+      }
+    } else {
+      for (size_t i = 0; i < n.size(); ++i) {
+        walk(n[i], path + "." + std::to_string(i));
+      }
     }
+    ancestors_.pop_back();
   }
-}
+
+ private:
+  const std::string& file_;
+  std::vector<YAML::Node> ancestors_;
+  size_t visited_ = 0;
+};
+
+void check_tree(const YAML::Node& root, const std::string& file) { TreeCheck(file).walk(root, ""); }
 }  // namespace
 
 Scenario parse_scenario(const std::string& text, const std::string& file, const std::string& base_dir,
@@ -207,8 +240,13 @@ Scenario parse_scenario(const std::string& text, const std::string& file, const 
   }
   YAML::Node root;
   try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      throw InputError(file, line_of(docs[1]), "",
+                       "a second YAML document (after '---'): a scenario is one document; remove it or the '---'");
+    }
+    root = docs.empty() ? YAML::Node() : docs.front();
+  } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line + 1, "", "malformed YAML: " + e.msg);
   }
   if (root.IsNull()) {
@@ -217,12 +255,12 @@ Scenario parse_scenario(const std::string& text, const std::string& file, const 
   if (!root.IsMap()) {
     throw InputError(file, line_of(root), "", "a scenario is a YAML mapping (seed:, stop:, topology:, ...)");
   }
-  reject_duplicate_keys(root, file, "");
+  check_tree(root, file);
   for (const auto& o : overrides) {
     apply_override(root, o, file);
   }
   try {
-    reject_duplicate_keys(root, file, "");  // an override's value may repeat a key too
+    check_tree(root, file);  // an override's value may repeat a key, or hold an alias, too
     Scenario sc = parse_scenario_tree(root, file, base_dir, seed_override);
     sc.overrides = overrides;
     return sc;

@@ -173,8 +173,10 @@ class Nic final : public Node, public CcTimers {
   }
   // For tests: drop the next data packet this NIC would send with this PSN on this send half (once).
   void inject_drop(uint32_t send_qpn, uint32_t psn) { drops_.push_back({send_qpn, psn}); }
-  // The current rate of a send half (for time series and tests).
-  Rate qp_rate(uint32_t send_qpn) const { return send_[send_qpn].cc->rate; }
+  // The current rate of a send half (for time series and tests); a TCP connection's is its window's.
+  Rate qp_rate(uint32_t send_qpn) const {
+    return send_qpn & kTcpBit ? tcp_->window_rate(send_qpn & ~kTcpBit) : send_[send_qpn].cc->rate;
+  }
   int64_t injected_drops() const { return injected_; }
   // A fault (events: pause_storm): from `from` to `until` the NIC keeps its switch port paused on `prio`, an XOFF
   // of 65535 quanta every half pause lifetime, as a NIC whose receive pipeline is stuck does.

@@ -670,4 +670,12 @@ void TcpStack::send_ack(Recv& r) {
 
 int64_t TcpStack::delivered(uint32_t recv) const { return recv_[recv].rcv_nxt; }
 
+Rate TcpStack::window_rate(uint32_t send) const {
+  const Send& s = send_[send];
+  if (!s.rtt_seen || s.srtt <= Time()) {
+    return Rate();
+  }
+  return Rate::bps(static_cast<int64_t>(s.w.cwnd * 8 * 1e12 / static_cast<double>(s.srtt.ps())));
+}
+
 }  // namespace rocesim

@@ -93,6 +93,8 @@ class TcpStack {
   void on_delack(uint32_t recv);
 
   int64_t delivered(uint32_t recv) const;
+  // A send half's rate as its window allows: cwnd per smoothed RTT (zero before the first RTT sample).
+  Rate window_rate(uint32_t send) const;
   // Host core time this NIC's kernel connections used (their sending and receiving work).
   Time cpu_time() const { return cpu_time_; }
 

@@ -11,8 +11,13 @@ const Schema<DeadlockParams>& DeadlockParams::schema() {
     Schema<DeadlockParams> sc("deadlock", "PFC deadlock detection during the run");
     sc.add(&DeadlockParams::detect_after, "detect_after", "0ns",
            "report a cycle of lossless queues, each paused by the next, once none has sent for this long (0: off; "
-           "checked every detect_after / 4)",
-           at_least(Time()))
+           "checked every detect_after / 4; at least 4ns, so that the check's period moves the clock)",
+           [](const Time& v) -> std::optional<std::string> {
+             if (v != Time() && v < Time::ns(4)) {
+               return "must be 0 (off) or at least 4ns (it is checked every detect_after / 4)";
+             }
+             return v < Time() ? std::optional<std::string>("must not be negative") : std::nullopt;
+           })
         .add(&DeadlockParams::action, "action", "stop", "on a deadlock: stop the run there, or continue",
              one_of({"stop", "continue"}));
     return sc;
@@ -53,6 +58,9 @@ const Schema<PfcParams>& PfcParams::schema() {
           for (int64_t c : p.priorities) {
             if (c < 0 || c > 7) {
               return std::make_pair("priorities", "priority " + std::to_string(c) + " is not in 0..7");
+            }
+            if (std::count(p.priorities.begin(), p.priorities.end(), c) > 1) {
+              return std::make_pair("priorities", "priority " + std::to_string(c) + " is listed twice");
             }
           }
           const auto lossless = [&](int64_t c) {

@@ -367,6 +367,13 @@ std::vector<Pair> parse_pairs(const PerftestParams& p, const YAML::Node& n, cons
       }
       check(c, "pairs", n["pairs"]);
       check(s, "pairs", n["pairs"]);
+      for (const Pair& seen : out) {
+        if (seen.client == static_cast<uint32_t>(c) && seen.server == static_cast<uint32_t>(s)) {
+          throw InputError(ctx.file, line_of(n["pairs"]), path + ".pairs",
+                           "pair " + std::to_string(c) + ":" + std::to_string(s) +
+                               " is given twice; give each once (qps sets queue pairs per pair)");
+        }
+      }
       out.push_back({static_cast<uint32_t>(c), static_cast<uint32_t>(s)});
     }
   }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace rocesim {
 
 const Registry<WorkloadGenerator>& workload_registry() {
@@ -70,6 +72,10 @@ std::vector<uint32_t> select_hosts(const std::vector<int64_t>& hosts, const YAML
     if (h < 0 || h >= wc.hosts) {
       throw InputError(ctx.file, line_of(n["hosts"]), path + ".hosts",
                        "host " + std::to_string(h) + " does not exist (0.." + std::to_string(wc.hosts - 1) + ")");
+    }
+    if (std::find(out.begin(), out.end(), static_cast<uint32_t>(h)) != out.end()) {
+      throw InputError(ctx.file, line_of(n["hosts"]), path + ".hosts",
+                       "host " + std::to_string(h) + " is listed twice; list each host once");
     }
     out.push_back(static_cast<uint32_t>(h));
   }
