@@ -149,6 +149,35 @@ TEST(FlowFile, MalformedRowsNameTheLine) {
   EXPECT_EQ(err("0,1,1MB,0us,8,write\n"), "2 priority");
 }
 
+TEST(FlowFile, AFlowAboveWhatThePsnsCarryExactlyIsRefusedOnItsLine) {
+  // 2^53 + 1 B used to "complete" after one packet: the PSN count of its packets wrapped.
+  const auto err = [](const std::string& size) {
+    std::istringstream in("src,dst,size,start,priority,operation\n0,1,1MB,0us,3,write\n0,1," + size + ",0us,3,write\n");
+    try {
+      read_flow_csv(in, "f.csv", 4);
+    } catch (const InputError& e) {
+      return std::to_string(e.line()) + " " + e.key();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(err("9007199254740993B"), "3 size");
+  EXPECT_EQ(err(std::to_string(kMaxFlowBytes + 1) + "B"), "3 size");
+  EXPECT_EQ(err(std::to_string(kMaxFlowBytes) + "B"), "no error");
+  // 2^39 B at the smallest MTU is 2^31 packets: half the 32-bit PSN space.
+  EXPECT_EQ(kMaxFlowBytes / 256, int64_t{1} << 31);
+}
+
+TEST(Workloads, AFlowSizeAboveTheModelsLimitIsAnErrorNamingTheKey) {
+  try {
+    test::make_sim("topology: {type: star, hosts: 3}\nworkload: [{type: incast, receiver: 0, senders: 2, size: " +
+                   std::to_string(int64_t{1} << 62) + "B}]\n");
+    FAIL() << "a 2^62 B incast was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "workload.0.size");
+    EXPECT_NE(e.problem().find("512 GiB"), std::string::npos) << e.what();
+  }
+}
+
 TEST(FlowFile, EndpointsMayBeNamedByTheirNic) {
   std::istringstream in("src,dst,size,start,priority,operation\nhost0.nic1,3,1MB,0us,3,write\n");
   const auto flows = read_flow_csv(in, "f.csv", 4, {"host0.nic0", "host0.nic1", "host1.nic0", "host1.nic1"});

@@ -65,4 +65,15 @@ bool parse_transport(const std::string& s, Transport& t) {
   return false;
 }
 
+std::optional<std::string> flow_size_error(Bytes size) {
+  if (size.count() <= 0) {
+    return "a flow's size must be positive";
+  }
+  if (size.count() > kMaxFlowBytes) {
+    return to_string(size) + " is above the largest flow the model carries exactly (512 GiB: 2^31 packets of the " +
+           "smallest MTU, within the queue pair's 32-bit PSNs); split it into several flows";
+  }
+  return std::nullopt;
+}
+
 }  // namespace rocesim

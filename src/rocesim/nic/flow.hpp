@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "rocesim/core/units.hpp"
@@ -24,6 +25,12 @@ bool parse_transport(const std::string& s, Transport& t);
 
 // The largest RDMA message (IBTA vol 1, 9.4: a DMA length of up to 2^31 bytes).
 inline constexpr int64_t kMaxMessageBytes = int64_t{1} << 31;
+// The largest flow (512 GiB). A flow is one message on its own queue pair, whose packets carry 32-bit PSNs:
+// 2^39 B is 2^31 packets at the smallest MTU (256 B), half the PSN space, so every PSN comparison stays exact.
+// A flow may exceed the verbs limit above: FCT studies give flows, not work requests.
+inline constexpr int64_t kMaxFlowBytes = int64_t{1} << 39;
+// Why `size` cannot be a flow's size, or nothing if it can.
+std::optional<std::string> flow_size_error(Bytes size);
 
 // A flow as a workload asks for it. Endpoints are NIC indices (what outputs call hosts).
 struct FlowSpec {

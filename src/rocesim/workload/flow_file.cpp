@@ -87,8 +87,8 @@ std::vector<FlowSpec> read_flow_csv(std::istream& in, const std::string& file, u
       f.dst = static_cast<uint32_t>(dst);
       col = "size";
       f.size = parse_bytes(cols[2]);
-      if (f.size.count() <= 0) {
-        throw UnitError{"size must be positive"};
+      if (const auto bad = flow_size_error(f.size)) {
+        throw UnitError{*bad};
       }
       col = "start";
       f.start = parse_time(cols[3]);

@@ -67,8 +67,8 @@ std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& f, co
     if (pg < 0 || pg > 7) {
       throw InputError(f, lineno, "pg", "priority group must be 0..7");
     }
-    if (size <= 0) {
-      throw InputError(f, lineno, "size", "must be positive");
+    if (const auto bad = flow_size_error(Bytes(size))) {
+      throw InputError(f, lineno, "size", *bad);
     }
     if (!(start >= 0) || !(start <= 1e6)) {  // Time holds 9.2e6 s in picoseconds
       throw InputError(f, lineno, "start_time", "must be a number of seconds from 0 to 1e6");

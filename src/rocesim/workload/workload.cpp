@@ -30,6 +30,12 @@ WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const 
   }
   WorkloadFlows out = e.make(n, ctx, path, wc, rng);
   out.resolved["type"] = e.name;
+  for (const FlowSpec& f : out.flows) {  // flow files name their line; a workload's sizes come from its keys
+    if (const auto bad = flow_size_error(f.size)) {
+      const bool sized = n.IsMap() && n["size"];
+      throw InputError(ctx.file, line_of(sized ? n["size"] : n), path + (sized ? ".size" : ""), *bad);
+    }
+  }
   if (transport != Transport::kRdma) {
     if (out.install) {
       throw InputError(ctx.file, line_of(n["transport"]), path + ".transport",
