@@ -1,5 +1,6 @@
 // `rocesim sweep` as a user runs it: locally, restarted, through GNU parallel and as a Slurm array task.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -167,13 +168,55 @@ TEST_F(Sweep, ATerminatedSweepLeavesItsRunningRunsPartialAndStartsNoMore) {
     usleep(50'000);
   }
   ASSERT_TRUE(fs::exists(dir_ / "status")) << slurp(log);
-  EXPECT_EQ(slurp(dir_ / "status"), "1\n") << slurp(log);
+  EXPECT_EQ(slurp(dir_ / "status"), std::to_string(128 + SIGTERM) + "\n") << slurp(log);
   const auto rows = rocesim::test::csv_rows(slurp(out() / "summary.csv"));
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].at("status"), "partial");
   EXPECT_EQ(rows[1].at("status"), "partial");
   EXPECT_EQ(rows[2].at("status"), "missing");    // never started
   shell("pkill -KILL -f '" + scenario() + "'");  // nothing should be left; if something is, do not leave it running
+}
+
+TEST_F(Sweep, ADamagedRunIsNamedAndRunAgainNotABlockOnTheSweep) {
+  ASSERT_EQ(rocesim("sweep " + grid_args()).status, 0);
+  const fs::path damaged = out() / "runs" / "0001" / "summary.json";
+  std::string text = slurp(damaged);
+  text.insert(1, "\"partial\": 1,");  // the type a hand edit gives, not the boolean rocesim writes
+  std::ofstream(damaged) << text;
+  Result r = rocesim("sweep --collect " + out().string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(rocesim::test::csv_rows(slurp(out() / "summary.csv"))[1].at("status"), "damaged");
+  r = rocesim("sweep " + grid_args());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("runs/0001/summary.json is damaged"), std::string::npos) << r.out;
+  EXPECT_TRUE(nlohmann::json::parse(slurp(damaged))["scenario"].is_object());
+}
+
+TEST_F(Sweep, KillingASweepEndsItsRunsAndASecondSweepIntoItsFolderIsRefused) {
+  std::ofstream(scenario()) << "seed: 1\nstop: 1s\ntopology: {type: leaf-spine, leaves: 2, spines: 2, "
+                               "servers_per_leaf: 4}\nworkload: [{type: poisson, cdf: websearch, load: 0.3}]\n";
+  ASSERT_EQ(shell("( " + std::string(ROCESIM_BINARY) + " sweep " + scenario() + " --seeds 1-2 -j 2 -q -o " +
+                  out().string() + " > /dev/null 2>&1 & )")
+                .status,
+            0);
+  for (int i = 0; i < 600 && !fs::exists(out() / "logs" / "0001.log"); ++i) {
+    usleep(50'000);
+  }
+  ASSERT_TRUE(fs::exists(out() / "logs" / "0001.log"));
+  // While it runs, a second sweep into the folder is refused.
+  const Result second = rocesim("sweep " + scenario() + " --seeds 1-2 -q -o " + out().string());
+  EXPECT_EQ(second.status, 2) << second.out;
+  EXPECT_NE(second.out.find("in use by another rocesim"), std::string::npos) << second.out;
+  ASSERT_EQ(shell("pkill -KILL -f -x '" + std::string(ROCESIM_BINARY) + " sweep " + scenario() + ".*'").status, 0);
+  // Its runs watch it: within moments none is left.
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    usleep(50'000);
+    // "[r]uns": the pattern does not match the shell that runs pgrep.
+    gone = shell("pgrep -f '" + (out() / "[r]uns").string() + "'").status != 0;
+  }
+  EXPECT_TRUE(gone);
+  shell("pkill -KILL -f '" + scenario() + "'");
 }
 
 TEST_F(Sweep, CompareShowsTwoRunsKeyResultsSideBySideWithTheirRatio) {

@@ -1,6 +1,7 @@
 // rocesim: the command line. Exit status: 0 success, 2 bad input, 1 any other failure.
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -40,17 +41,53 @@ extern "C" {
 
 namespace {
 
-// Interrupts (SIGINT, SIGTERM): the first ends the run at the simulated time reached and writes its results,
-// marked partial; the second leaves at once. Signals reach the process, not a simulation, so this is the one
-// process-wide state; the library never sees it.
+// Interrupts (SIGINT, SIGTERM). In a phase that stops gracefully (a run's event loop, a sweep waiting for its
+// runs) the first one ends that phase where it is, and the results so far are written, marked partial; anywhere
+// else (loading, generating flows, check, validate, topology) it ends the program at once, as the second always
+// does. Writing results holds interrupts until the files are in place. Signals reach the process, not a
+// simulation, so this is the one process-wide state; the library never sees it.
 std::atomic<int> g_interrupts{0};
-static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
+std::atomic<int> g_signal{0};
+std::atomic<bool> g_graceful{false};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+              "used from a signal handler");
 
 extern "C" void on_interrupt(int sig) {
-  if (g_interrupts.fetch_add(1) >= 1) {
+  g_signal.store(sig);
+  if (g_interrupts.fetch_add(1) >= 1 || !g_graceful.load()) {
+    static const char kMsg[] = "\nrocesim: interrupted\n";
+    [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
     _exit(128 + sig);
   }
 }
+
+// While alive, the first interrupt is the phase's to act on (it polls g_interrupts).
+class GracefulPhase {
+ public:
+  GracefulPhase() { g_graceful.store(true); }
+  ~GracefulPhase() { g_graceful.store(false); }
+  GracefulPhase(const GracefulPhase&) = delete;
+  GracefulPhase& operator=(const GracefulPhase&) = delete;
+};
+
+// A run a sweep started ends when the sweep does, however it ends (PR_SET_PDEATHSIG); if the sweep is gone
+// already, at once.
+void end_with_sweep() {
+  const char* parent = std::getenv(kSweepParentEnv);
+  if (parent == nullptr) {
+    return;
+  }
+  const long pid = std::strtol(parent, nullptr, 10);
+  unsetenv(kSweepParentEnv);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (pid > 0 && getppid() != static_cast<pid_t>(pid)) {
+    fmt::print(stderr, "rocesim: the sweep that started this run (pid {}) has ended\n", pid);
+    _exit(1);
+  }
+}
+
+// The exit status of a command whose phase an interrupt ended: 128 + the signal, as a shell reports it.
+int interrupted_status() { return 128 + g_signal.load(); }
 
 // A signal the parent made the process ignore (a shell's background job ignores SIGINT) stays ignored.
 void catch_interrupts() {
@@ -107,6 +144,7 @@ Scenario load_hpcc(const std::string& config, const std::vector<std::string>& se
     warn(w);
   }
   Scenario sc = parse_scenario(imp.yaml, config, dir.empty() ? "." : dir, sets, seed);
+  sc.inputs.insert(sc.inputs.begin(), config);
   sc.memory_limit = memory_limit();
   return sc;
 }
@@ -161,6 +199,7 @@ class Progress {
 // events). Returns the wall time; `partial` says whether an interrupt ended it.
 double run_interruptible(Simulation& s, Progress& progress, bool& partial) {
   partial = false;
+  GracefulPhase graceful;
   const double wall = s.run([&](const RunProgress& p) {
     if (g_interrupts.load() > 0 && !partial) {
       partial = true;
@@ -203,8 +242,8 @@ struct PendingFiles {
 
 // Writes every result file of a finished run into `out_dir` (all or nothing) and returns the summary; the names
 // of the files beyond the always-written ones go to `extra`.
-nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulation* baseline, const std::string& out_dir,
-                             bool quiet, std::string& extra) {
+nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulation* baseline, ResultWriter& rw,
+                             const std::string& out_dir, bool quiet, std::string& extra) {
   nlohmann::json summary = summary_json(s, info);
   PendingFiles w;
   w.stage("flows.csv", flows_csv(s.net()));
@@ -261,7 +300,6 @@ nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulatio
   std::vector<std::string> removed;
   {
     InterruptsHeld held;
-    ResultWriter rw(out_dir);
     for (const auto& [name, content] : w.files) {
       rw.stage(name, content);
     }
@@ -292,10 +330,28 @@ nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulatio
   return summary;
 }
 
+// Readies the output folder before a run (docs/outputs.md): made, writable, locked, and no file the run may write
+// or remove there is a folder, a device, a FIFO or one of the run's inputs.
+void prepare_output(ResultWriter& rw, const Simulation& s) {
+  std::vector<std::string> names = fixed_result_names();
+  const Scenario& sc = s.scenario();
+  for (const std::string& f :
+       {sc.output.hpcc.fct, sc.output.hpcc.pfc, sc.output.hpcc.qlen, sc.capture ? sc.capture->file : std::string()}) {
+    if (!f.empty()) {
+      names.push_back(f);
+    }
+  }
+  const std::vector<std::string> previous = rw.previous_outputs();
+  names.insert(names.end(), previous.begin(), previous.end());
+  rw.prepare(names, sc.inputs);
+}
+
 int cmd_run(const std::string& path, const std::string& hpcc_config, const std::string& out_dir,
             const std::vector<std::string>& sets, std::optional<int64_t> seed, bool quiet) {
   Simulation s(hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed));
   print_warnings(s);
+  ResultWriter rw(out_dir);
+  prepare_output(rw, s);
   Progress progress(!quiet && isatty(STDERR_FILENO));
   RunInfo info;
   info.wall_time_s = run_interruptible(s, progress, info.partial);
@@ -311,11 +367,19 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     Scenario sc = hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed);
     std::erase_if(sc.events, [](const FabricEvent& e) { return e.is_fault(); });
     baseline = std::make_unique<Simulation>(std::move(sc));
-    baseline->run();
-    info.baseline = &baseline->net();
+    bool cut = false;
+    Progress quiet_progress(false);
+    run_interruptible(*baseline, quiet_progress, cut);
+    if (cut) {  // an interrupt during the baseline: the run's results stand, without the victims it would give
+      info.partial = true;
+      baseline.reset();
+      fmt::print(stderr, "rocesim: interrupted while running the fault-free baseline: no victims.csv\n");
+    } else {
+      info.baseline = &baseline->net();
+    }
   }
   std::string extra;
-  const nlohmann::json summary = write_results(s, info, baseline.get(), out_dir, quiet, extra);
+  const nlohmann::json summary = write_results(s, info, baseline.get(), rw, out_dir, quiet, extra);
   if (!quiet) {
     fmt::print("rocesim: {} ({})\n", printable(s.scenario().top.name),
                printable(!hpcc_config.empty() ? hpcc_config
@@ -329,7 +393,7 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     const std::string abs_out = std::filesystem::absolute(out_dir).lexically_normal().string();
     fmt::print("  plots            {} plot {}   (PNGs in {}/plots)\n", ec ? "rocesim" : exe.string(), abs_out, abs_out);
   }
-  return 0;
+  return info.partial ? interrupted_status() : 0;
 }
 
 // An nccl-tests size as its programs read one (src/common.cu parsesize: K, M, G multiply by 1024), or a rocesim
@@ -379,6 +443,11 @@ int cmd_nccl_tests(const std::string& path, const NcclTestsArgs& a, const std::v
   sets.insert(sets.end(), user_sets.begin(), user_sets.end());
   Simulation s(load(path, sets, seed));
   print_warnings(s);
+  std::unique_ptr<ResultWriter> rw;
+  if (!a.out_dir.empty()) {
+    rw = std::make_unique<ResultWriter>(a.out_dir);
+    prepare_output(*rw, s);
+  }
   RunInfo info;
   Progress progress(!a.quiet && isatty(STDERR_FILENO), true);
   info.wall_time_s = run_interruptible(s, progress, info.partial);
@@ -393,45 +462,57 @@ int cmd_nccl_tests(const std::string& path, const NcclTestsArgs& a, const std::v
       table = content;
     }
   }
-  if (!a.out_dir.empty()) {
+  if (rw) {
     std::string extra;
-    write_results(s, info, nullptr, a.out_dir, true, extra);
+    write_results(s, info, nullptr, *rw, a.out_dir, true, extra);
   }
   fmt::print("{}", table);
-  return 0;
+  return info.partial ? interrupted_status() : 0;
+}
+
+// Writes one file whole (a temporary, renamed into place), with no interrupt cutting it short.
+void write_whole(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    throw InputError("-o", 0, "", "the output file is an empty name");
+  }
+  const auto dir = std::filesystem::path(path).parent_path();
+  InterruptsHeld held;
+  ResultWriter w(dir.empty() ? "." : dir.string());
+  w.stage(std::filesystem::path(path).filename().string(), text);
+  w.commit();
 }
 
 int cmd_import_hpcc(const std::string& config, const std::string& out) {
   const std::string dir = std::filesystem::path(out).parent_path().string();
-  if (!dir.empty()) {
-    std::filesystem::create_directories(dir);
+  // The import's paths are relative to the output's folder, which must exist for them to resolve: folders made
+  // for it go again if the import, or the check of what it wrote, fails.
+  std::filesystem::path made;
+  for (std::filesystem::path p = dir; !p.empty() && !std::filesystem::exists(p); p = p.parent_path()) {
+    made = p;
   }
-  const HpccImport imp = import_hpcc_config(config, dir.empty() ? "." : dir);
-  for (const auto& w : imp.warnings) {
-    warn(w);
-  }
-  // Check the result before writing it: an import that does not load is an error, not a file.
-  Simulation check(parse_scenario(imp.yaml, out, dir.empty() ? "." : dir, {}));
-  const std::string tmp = out + ".tmp";
-  {
-    std::ofstream f(tmp);
-    f << imp.yaml;
-    if (!f) {
-      throw std::runtime_error("cannot write '" + out + "'");
+  std::unique_ptr<Simulation> checked;
+  try {
+    if (!dir.empty()) {
+      std::filesystem::create_directories(dir);
     }
+    const HpccImport imp = import_hpcc_config(config, dir.empty() ? "." : dir);
+    for (const auto& w : imp.warnings) {
+      warn(w);
+    }
+    // Check the result before writing it: an import that does not load is an error, not a file.
+    checked = std::make_unique<Simulation>(parse_scenario(imp.yaml, out, dir.empty() ? "." : dir, {}));
+    write_whole(out, imp.yaml);
+  } catch (...) {
+    std::error_code ec;
+    if (!made.empty()) {
+      std::filesystem::remove_all(made, ec);
+    }
+    throw;
   }
-  std::filesystem::rename(tmp, out);
+  const Simulation& check = *checked;
   fmt::print("{}: written ({} hosts, {} switches, {} flows)\n", out, check.net().num_hosts(),
              check.net().switches().size(), check.net().flows().size());
   return 0;
-}
-
-// Writes one file whole (a temporary, renamed into place).
-void write_whole(const std::string& path, const std::string& text) {
-  const auto dir = std::filesystem::path(path).parent_path();
-  ResultWriter w(dir.empty() ? "." : dir.string());
-  w.stage(std::filesystem::path(path).filename().string(), text);
-  w.commit();
 }
 
 // Writes the flows a scenario's workloads generate, as rocesim flow CSV or as an HPCC simulator flow file.
@@ -670,12 +751,25 @@ size_t collect_sweep(const Manifest& m, const std::string& dir, const std::map<s
 
 // `rocesim sweep --task I DIR`: run I of the manifest, unless its folder already holds it.
 int sweep_task(const std::string& dir, int64_t task) {
+  if (dir.empty()) {
+    throw InputError("command line", 0, "--task", "give the sweep's folder: sweep --task I DIR");
+  }
   const Manifest m = read_manifest(dir);
+  if (m.runs.empty()) {
+    throw InputError(dir + "/manifest.json", 0, "runs", "the sweep has no runs");
+  }
   if (task < 0 || task >= static_cast<int64_t>(m.runs.size())) {
     throw InputError("--task", 0, std::to_string(task),
                      fmt::format("the sweep in {} has runs 0 to {}", dir, m.runs.size() - 1));
   }
   const SweepRun& r = m.runs[static_cast<size_t>(task)];
+  // A manifest is a list of commands (docs/sweeps.md: treat a sweep folder as code); only rocesim runs are run.
+  if (r.argv.size() < 2 || r.argv[1] != "run" ||
+      std::filesystem::path(r.argv[0]).filename().string().rfind("rocesim", 0) != 0) {
+    throw InputError(
+        dir + "/manifest.json", 0, "runs." + std::to_string(task) + ".argv",
+        "not a rocesim run command: " + printable(r.argv[0]) + (r.argv.size() > 1 ? " " + printable(r.argv[1]) : ""));
+  }
   if (run_state(dir, r) == RunState::kComplete) {
     fmt::print("rocesim sweep: run {} is already complete ({}/runs/{})\n", r.name, dir, r.name);
     return 0;
@@ -704,6 +798,9 @@ int cmd_sweep(const std::string& scenario, const std::vector<std::string>& sets,
   if (scenario.empty()) {
     throw InputError("command line", 0, "sweep", "give a scenario file (or --collect DIR, or --task I DIR)");
   }
+  if (printable(out_dir) != out_dir) {  // a newline would break commands.txt and sweep.slurm lines
+    throw InputError("command line", 0, "-o", "the sweep folder's name has control bytes: " + printable(out_dir));
+  }
   const bool show = !quiet && isatty(STDERR_FILENO);
   SweepPlan plan{self_exe(), scenario, out_dir, sets, a.grid, a.seeds};
   const Manifest m = plan_sweep(
@@ -720,6 +817,9 @@ int cmd_sweep(const std::string& scenario, const std::vector<std::string>& sets,
     fmt::print(stderr, "\r{:60}\r", "");
   }
   const std::string abs_dir = std::filesystem::absolute(out_dir).lexically_normal().string();
+  // One sweep at a time in a folder: a second would run every run again beside the first.
+  ResultWriter lock(abs_dir);
+  lock.prepare({"manifest.json", "summary.csv", "report.html", "commands.txt", "sweep.slurm"}, {scenario});
   std::filesystem::create_directories(abs_dir + "/logs");
   write_whole(abs_dir + "/manifest.json", m.to_json());
   if (a.emit == "slurm" || a.emit == "parallel") {
@@ -738,7 +838,11 @@ int cmd_sweep(const std::string& scenario, const std::vector<std::string>& sets,
   }
   std::vector<size_t> todo;
   for (size_t i = 0; i < m.runs.size(); ++i) {
-    if (run_state(abs_dir, m.runs[i]) != RunState::kComplete) {
+    const RunState st = run_state(abs_dir, m.runs[i]);
+    if (st == RunState::kDamaged) {
+      warn(abs_dir + "/runs/" + m.runs[i].name + "/summary.json is damaged (not a summary rocesim wrote): run again");
+    }
+    if (st != RunState::kComplete) {
       todo.push_back(i);
     }
   }
@@ -746,6 +850,7 @@ int cmd_sweep(const std::string& scenario, const std::vector<std::string>& sets,
     fmt::print(stderr, "rocesim sweep: {} of {} runs already complete in {}\n", m.runs.size() - todo.size(),
                m.runs.size(), abs_dir);
   }
+  GracefulPhase graceful;
   const auto codes = run_pool(
       m.runs, todo, abs_dir + "/logs", std::max(1, a.jobs), [] { return g_interrupts.load() > 0; },
       [&](const PoolStatus& p) {
@@ -765,6 +870,9 @@ int cmd_sweep(const std::string& scenario, const std::vector<std::string>& sets,
     if (code != 0 && !quiet) {
       fmt::print(stderr, "rocesim sweep: run {} failed (exit status {}): {}/logs/{}.log\n", name, code, abs_dir, name);
     }
+  }
+  if (g_interrupts.load() > 0) {
+    return interrupted_status();
   }
   return incomplete == 0 ? 0 : 1;
 }
@@ -961,6 +1069,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  end_with_sweep();
   catch_interrupts();
   try {
     if (*run) {

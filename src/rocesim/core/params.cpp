@@ -163,6 +163,9 @@ void check_input_file(const std::filesystem::path& p, const std::string& file, i
   if (std::filesystem::is_character_file(st) || std::filesystem::is_block_file(st)) {
     throw InputError(file, line, key, "'" + p.string() + "' is a device, not a file");
   }
+  if (std::filesystem::is_fifo(st) || std::filesystem::is_socket(st)) {  // reading one would wait for a writer
+    throw InputError(file, line, key, "'" + p.string() + "' is a FIFO or socket, not a file");
+  }
   if (std::filesystem::is_regular_file(st)) {
     const uintmax_t size = std::filesystem::file_size(p, ec);
     if (!ec && size > kMaxInputBytes) {
@@ -183,6 +186,7 @@ InputFile open_input(const std::string& name, const std::string& base_dir, const
   if (!f.in) {
     throw InputError(ctx.file, line_of(at), key, "cannot open '" + f.path + "'");
   }
+  ctx.read(f.path);
   return f;
 }
 

@@ -24,6 +24,13 @@ namespace rocesim {
 // Where the input came from, for error messages.
 struct ParseCtx {
   std::string file;
+  // Where the files read while parsing are listed (no output may replace one); null: not listed.
+  std::vector<std::string>* inputs = nullptr;
+  void read(const std::string& path) const {
+    if (inputs != nullptr) {
+      inputs->push_back(path);
+    }
+  }
 };
 
 inline int line_of(const YAML::Node& n) { return n.IsDefined() && n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "rocesim/io/output.hpp"
+
 namespace rocesim {
 
 const Schema<CaptureParams>& CaptureParams::schema() {
@@ -32,8 +34,11 @@ const Schema<CaptureParams>& CaptureParams::schema() {
           if (p.stop <= p.start) {
             return std::make_pair("stop", "must be after start");
           }
-          if (p.file.find('/') != std::string::npos || p.file == "." || p.file == "..") {
-            return std::make_pair("file", "a plain file name is needed (it goes in the output folder)");
+          if (p.file.empty()) {
+            return std::nullopt;
+          }
+          if (const auto bad = result_name_error(p.file)) {
+            return std::make_pair("file", *bad);
           }
           return std::nullopt;
         });

@@ -1,49 +1,212 @@
 #include "rocesim/io/output.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "rocesim/core/error.hpp"
+
 namespace rocesim {
 
-ResultWriter::~ResultWriter() {
-  for (const auto& [tmp, final_path] : staged_) {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string errno_text() { return errno != 0 ? std::string(": ") + std::strerror(errno) : std::string(); }
+
+// What a path that is not a regular file is, for messages.
+const char* kind_of(const fs::file_status& st) {
+  switch (st.type()) {
+    case fs::file_type::directory:
+      return "a folder";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::character:
+    case fs::file_type::block:
+      return "a device";
+    case fs::file_type::socket:
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
+}
+
+// A path rocesim may write: absent, or a regular file (links followed).
+void check_writable_path(const std::string& target) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (!ec && fs::exists(st) && !fs::is_regular_file(st)) {
+    throw InputError(target, 0, "",
+                     std::string("is ") + kind_of(st) +
+                         ", not a regular file: rocesim writes "
+                         "results only to files (choose another name or folder)");
+  }
+}
+
+// Whether process `pid` lives (a temporary or lock of a dead one is stale).
+bool alive(long pid) { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+}  // namespace
+
+const std::vector<std::string>& fixed_result_names() {
+  static const std::vector<std::string> names = {
+      "summary.json", "flows.csv",       "ports.csv",    "nics.csv",      "fct_buckets.csv", "timeseries.csv",
+      "victims.csv",  "perftest.txt",    "perftest.csv", "capture.pcap",  "capture.pcapng",  "report.html",
+      "trace.json",   "collectives.csv", "servers.csv",  "nccl-tests.txt"};
+  return names;
+}
+
+std::optional<std::string> result_name_error(const std::string& name) {
+  if (name.empty() || name == "." || name == "..") {
+    return "'" + name + "' is not a file name";
+  }
+  if (std::find(name.begin(), name.end(), '/') != name.end()) {
+    return "a plain file name is needed, without '/' (it goes in the output folder)";
+  }
+  if (name.size() > kMaxResultName) {
+    return fmt::format("a file name of {} bytes; at most {}", name.size(), kMaxResultName);
+  }
+  if (printable(name) != name) {
+    return "a file name with control bytes or bytes that are not UTF-8";
+  }
+  if (name == ResultWriter::kLockFile) {
+    return "the name of rocesim's lock file";
+  }
+  return std::nullopt;
+}
+
+std::string write_target(const std::string& path) {
+  fs::path p(path);
+  for (int hops = 0; hops < 40; ++hops) {  // as the kernel's MAXSYMLINKS
     std::error_code ec;
-    std::filesystem::remove(tmp, ec);
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) {
+      return p.string();
+    }
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) {
+      return p.string();
+    }
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  throw InputError(path, 0, "", "too many levels of symbolic links");
+}
+
+ResultWriter::~ResultWriter() {
+  for (const Staged& f : staged_) {
+    std::error_code ec;
+    fs::remove(f.tmp, ec);
+  }
+  if (lock_fd_ >= 0) {
+    close(lock_fd_);  // releases the flock; the file stays, so that no second process locks another inode
+  }
+}
+
+void ResultWriter::prepare(const std::vector<std::string>& names, const std::vector<std::string>& inputs) {
+  if (dir_.empty()) {
+    throw InputError("-o", 0, "", "the output folder is an empty name");
+  }
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec || !fs::is_directory(dir_)) {
+    throw InputError(dir_, 0, "", "cannot be the output folder: " + (ec ? ec.message() : "it is not a folder"));
+  }
+  lock_fd_ = open(path(kLockFile).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) {
+    throw InputError(dir_, 0, "", "cannot write in the output folder" + errno_text());
+  }
+  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      char buf[32] = {};
+      const ssize_t n = pread(lock_fd_, buf, sizeof buf - 1, 0);
+      const long pid = n > 0 ? std::strtol(buf, nullptr, 10) : 0;
+      close(lock_fd_);
+      lock_fd_ = -1;
+      throw InputError(dir_, 0, "",
+                       fmt::format("in use by another rocesim{}: wait for it to end, or choose another folder",
+                                   pid > 0 ? fmt::format(" (pid {})", pid) : ""));
+    }
+    // A file system without locks: go on unlocked.
+  }
+  const std::string pid = std::to_string(getpid()) + "\n";
+  if (ftruncate(lock_fd_, 0) != 0 || pwrite(lock_fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    throw InputError(dir_, 0, "", "cannot write in the output folder" + errno_text());
+  }
+  // Temporaries of processes that died (killed mid-write) are removed: none is a result.
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.size() > 5 && n[0] == '.' && n.ends_with(".tmp") && e.is_regular_file(ec)) {
+      const std::string stem = n.substr(0, n.size() - 4);
+      const size_t dot = stem.rfind('.');
+      const long owner = dot == std::string::npos ? 0 : std::strtol(stem.c_str() + dot + 1, nullptr, 10);
+      if (!alive(owner)) {
+        fs::remove(e.path(), ec);
+      }
+    }
+  }
+  for (const std::string& name : names) {
+    const std::string target = write_target(path(name));
+    check_writable_path(target);
+    for (const std::string& in : inputs) {
+      if (fs::equivalent(target, in, ec)) {
+        throw InputError(in, 0, "",
+                         "an input of the run, and the output " + name + " in " + dir_ +
+                             ": the results would replace it; choose another output folder (-o) or file name");
+      }
+    }
   }
 }
 
 void ResultWriter::stage(const std::string& name, const std::string& content) {
+  if (dir_.empty()) {
+    throw InputError("-o", 0, "", "the output folder is an empty name");
+  }
   std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  if (ec) {
-    throw std::runtime_error("cannot create output folder '" + dir_ + "': " + ec.message());
+  fs::create_directories(dir_, ec);
+  if (ec || !fs::is_directory(dir_)) {
+    throw InputError(dir_, 0, "", "cannot be the output folder: " + (ec ? ec.message() : "it is not a folder"));
   }
-  const std::string final_path = path(name);
-  const std::string tmp = dir_ + "/." + name + ".tmp";
+  const std::string final_path = write_target(path(name));
+  check_writable_path(final_path);
+  const fs::path f(final_path);
+  const std::string tmp =
+      (f.parent_path() / ("." + f.filename().string() + "." + std::to_string(getpid()) + ".tmp")).string();
+  errno = 0;
   std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    throw std::runtime_error("cannot write '" + tmp + "'");
+  if (out) {
+    out << content;
+    out.close();
   }
-  out << content;
-  out.close();
   if (!out) {
-    throw std::runtime_error("cannot write '" + tmp + "'");
+    const std::string why = errno_text();
+    fs::remove(tmp, ec);
+    throw std::runtime_error("cannot write '" + tmp + "'" + why);
   }
-  staged_.push_back({tmp, final_path});
+  staged_.push_back({name, tmp, final_path});
 }
 
 std::vector<std::string> ResultWriter::names() const {
   std::vector<std::string> out;
-  for (const auto& [tmp, final_path] : staged_) {
-    out.push_back(std::filesystem::path(final_path).filename().string());
+  for (const Staged& f : staged_) {
+    out.push_back(f.name);
   }
   return out;
 }
 
 std::vector<std::string> ResultWriter::previous_outputs() const {
+  std::error_code ec;
+  if (!fs::is_regular_file(path("summary.json"), ec)) {  // none, or something prepare() refuses
+    return {};
+  }
   std::ifstream in(path("summary.json"));
   if (!in) {
     return {};
@@ -53,7 +216,7 @@ std::vector<std::string> ResultWriter::previous_outputs() const {
   if (j.is_object() && j.contains("files") && j["files"].is_array()) {
     for (const auto& f : j["files"]) {
       // Only plain names: a file list never reaches outside the folder.
-      if (f.is_string() && f.get<std::string>().find('/') == std::string::npos && f.get<std::string>() != "..") {
+      if (f.is_string() && !result_name_error(f.get<std::string>())) {
         out.push_back(f.get<std::string>());
       }
     }
@@ -63,10 +226,7 @@ std::vector<std::string> ResultWriter::previous_outputs() const {
 
 std::vector<std::string> ResultWriter::remove_stale(const std::vector<std::string>& previous) const {
   // What every run, or a run with that option, writes under a fixed name (docs/outputs.md).
-  std::vector<std::string> candidates = {"summary.json",    "flows.csv",      "ports.csv",      "nics.csv",
-                                         "fct_buckets.csv", "timeseries.csv", "victims.csv",    "perftest.txt",
-                                         "perftest.csv",    "capture.pcap",   "capture.pcapng", "report.html",
-                                         "trace.json"};
+  std::vector<std::string> candidates = fixed_result_names();
   candidates.insert(candidates.end(), previous.begin(), previous.end());
   std::vector<std::string> removed;
   for (const std::string& name : candidates) {
@@ -83,11 +243,11 @@ std::vector<std::string> ResultWriter::remove_stale(const std::vector<std::strin
 }
 
 void ResultWriter::commit() {
-  for (const auto& [tmp, final_path] : staged_) {
-    std::filesystem::rename(tmp, final_path);
-    written_.push_back(std::filesystem::path(final_path).filename().string());
+  while (!staged_.empty()) {
+    fs::rename(staged_.front().tmp, staged_.front().target);
+    written_.push_back(staged_.front().name);
+    staged_.erase(staged_.begin());
   }
-  staged_.clear();
 }
 
 }  // namespace rocesim

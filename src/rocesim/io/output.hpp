@@ -2,17 +2,40 @@
 // place at the end, so a run that fails leaves nothing that looks complete.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace rocesim {
 
+// The names rocesim gives its own result files, whichever options write them (docs/outputs.md).
+const std::vector<std::string>& fixed_result_names();
+// Why `name` cannot name a result file in the output folder, or nothing. A result name is a plain file name: no
+// '/', not '.' or '..', no control bytes, and at most kMaxResultName bytes, so that its temporary (".NAME.PID.tmp")
+// stays within NAME_MAX (255).
+std::optional<std::string> result_name_error(const std::string& name);
+inline constexpr size_t kMaxResultName = 200;
+
+// Contract: a result path that exists is a regular file or a symbolic link to one; a link is written through to
+// its target, never replaced. Temporaries carry the process id, so two processes never share one, and a
+// temporary that failed is removed. Folder and path problems are InputError (the user's -o), I/O failures
+// std::runtime_error.
 class ResultWriter {
  public:
   explicit ResultWriter(std::string dir) : dir_(std::move(dir)) {}
-  ~ResultWriter();  // removes temporaries that were never committed
-  // Writes `content` under a temporary name; throws std::runtime_error on I/O failure.
+  ~ResultWriter();  // removes temporaries that were never committed; releases the folder's lock
+  ResultWriter(const ResultWriter&) = delete;
+  ResultWriter& operator=(const ResultWriter&) = delete;
+
+  // Before a run: makes the folder, checks that a file can be written there, and locks it (LOCK_FILE, holding
+  // this process's id) so that a second rocesim writing into it is refused while this one lives. Every name in
+  // `names` (what the run may write or remove) must be a regular file if it exists, and none may be one of
+  // `inputs`, the files the run reads. Throws InputError naming the folder or the file.
+  void prepare(const std::vector<std::string>& names, const std::vector<std::string>& inputs);
+  static constexpr const char* kLockFile = ".rocesim.lock";
+
+  // Writes `content` under a temporary name beside the file's final place.
   void stage(const std::string& name, const std::string& content);
   // Renames every staged file into place.
   void commit();
@@ -28,8 +51,15 @@ class ResultWriter {
 
  private:
   std::string dir_;
-  std::vector<std::pair<std::string, std::string>> staged_;  // temporary path, final path
-  std::vector<std::string> written_;                         // names committed
+  struct Staged {
+    std::string name, tmp, target;  // the result's name, its temporary, where it goes (links followed)
+  };
+  std::vector<Staged> staged_;
+  std::vector<std::string> written_;  // names committed
+  int lock_fd_ = -1;
 };
+
+// Where writing `path` puts its bytes: the path itself, or the target its symbolic links lead to.
+std::string write_target(const std::string& path);
 
 }  // namespace rocesim

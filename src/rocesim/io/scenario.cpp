@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "rocesim/io/output.hpp"
 #include "rocesim/switch/presets.hpp"
 #include "rocesim/workload/offered_load.hpp"
 #include "rocesim/workload/workload.hpp"
@@ -166,6 +167,39 @@ void check_fabric(Scenario& sc, const YAML::Node& root) {
 Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std::string& base_dir,
                              std::optional<int64_t> seed_override);
 
+// The result files a scenario names (capture.file, output.hpcc.*): each a plain file name in the output folder,
+// none the name of another result, so that no result replaces another or leaves the folder.
+void check_output_names(const Scenario& sc, const YAML::Node& root) {
+  std::vector<std::tuple<std::string, std::string, YAML::Node>> named;  // key, name, where the scenario says it
+  if (sc.capture && !sc.capture->file.empty()) {
+    named.emplace_back("capture.file", sc.capture->file, root["capture"]["file"]);
+  }
+  const YAML::Node hpcc = root["output"] ? root["output"]["hpcc"] : YAML::Node();
+  for (const auto& [key, name] : {std::pair{"fct", &sc.output.hpcc.fct}, std::pair{"pfc", &sc.output.hpcc.pfc},
+                                  std::pair{"qlen", &sc.output.hpcc.qlen}}) {
+    if (!name->empty()) {
+      named.emplace_back(std::string("output.hpcc.") + key, *name, hpcc ? hpcc[key] : YAML::Node());
+    }
+  }
+  const auto& fixed = fixed_result_names();
+  for (size_t i = 0; i < named.size(); ++i) {
+    const auto& [key, name, at] = named[i];
+    if (const auto bad = result_name_error(name)) {
+      throw InputError(sc.file, line_of(at), key, *bad);
+    }
+    const bool own = key == "capture.file" && (name == "capture.pcap" || name == "capture.pcapng");
+    if (!own && std::find(fixed.begin(), fixed.end(), name) != fixed.end()) {
+      throw InputError(sc.file, line_of(at), key,
+                       "'" + name + "' is a result rocesim writes under that name (docs/outputs.md); choose another");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (std::get<1>(named[j]) == name) {
+        throw InputError(sc.file, line_of(at), key, "the same file name as " + std::get<0>(named[j]));
+      }
+    }
+  }
+}
+
 // The nodes a scenario's tree may expand to, aliases counted at each use: far above any real scenario (its flow
 // lists live in flow files), far below what a few nested aliases reach ("billion laughs": 9 levels of 9 make 9^9).
 constexpr size_t kMaxExpandedNodes = 1'000'000;
@@ -272,8 +306,8 @@ Scenario parse_scenario(const std::string& text, const std::string& file, const 
 namespace {
 Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std::string& base_dir,
                              std::optional<int64_t> seed_override) {
-  const ParseCtx ctx{file};
   Scenario sc;
+  const ParseCtx ctx{file, &sc.inputs};
   sc.file = file;
   sc.base_dir = base_dir;
   sc.top = ScenarioParams::schema().parse(root, ctx, "");
@@ -302,6 +336,7 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
     sc.capture = CaptureParams::schema().parse(root["capture"], ctx, "capture");
   }
   check_fabric(sc, root);
+  check_output_names(sc, root);
   if (sc.workload_node.IsDefined() && !sc.workload_node.IsNull() && !sc.workload_node.IsSequence()) {
     throw InputError(file, line_of(sc.workload_node), "workload", "expected a list of workloads (- type: ...)");
   }
@@ -319,7 +354,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   std::stringstream ss;
   ss << in.rdbuf();
   const auto dir = std::filesystem::path(path).parent_path();
-  return parse_scenario(ss.str(), path, dir.empty() ? "." : dir.string(), overrides, seed_override);
+  Scenario sc = parse_scenario(ss.str(), path, dir.empty() ? "." : dir.string(), overrides, seed_override);
+  sc.inputs.insert(sc.inputs.begin(), path);
+  return sc;
 }
 
 Simulation::Simulation(Scenario sc) : sc_(std::move(sc)), sim_(static_cast<uint64_t>(sc_.top.seed)) {
@@ -370,7 +407,7 @@ void Simulation::build() {
   }
   net_->attach_servers(sc_.server, sc_.file);
   net_->set_tcp(sc_.tcp, *sc_.tcp_cc);
-  const ParseCtx ctx{sc_.file};
+  const ParseCtx ctx{sc_.file, &sc_.inputs};
   WorkloadContext wc{
       static_cast<uint32_t>(net_->num_hosts()), sc_.top.stop, sc_.base_dir, {}, {}, {}, {}, sc_.server.gpus};
   for (uint32_t h = 0; h < net_->num_hosts(); ++h) {

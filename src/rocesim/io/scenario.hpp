@@ -56,6 +56,7 @@ struct Scenario {
   std::optional<CaptureParams> capture;
   OutputParams output;
   std::vector<std::string> overrides;  // the --set assignments applied
+  std::vector<std::string> inputs;     // the files read: the scenario's own (if a file) and every file it names
   std::optional<PresetUse> preset;     // switch.preset, and the keys the scenario set over it
   ServerParams server;
   std::optional<PresetUse> server_preset;

@@ -113,14 +113,23 @@ std::string scenario_hash(const nlohmann::json& resolved) {
 
 nlohmann::json run_summary(const std::string& sweep_dir, const SweepRun& run) {
   std::ifstream in(sweep_dir + "/runs/" + run.name + "/summary.json");
+  if (!in) {
+    return nlohmann::json();
+  }
   std::stringstream ss;
   ss << in.rdbuf();
   return nlohmann::json::parse(ss.str(), nullptr, false);
 }
 
 RunState state_of(const nlohmann::json& summary, const SweepRun& run) {
-  if (!summary.is_object() || !summary.contains("scenario")) {
+  if (summary.is_null()) {
     return RunState::kMissing;
+  }
+  // The keys the sweep reads, of the types rocesim writes them: anything else was edited or cut short.
+  const bool whole = summary.is_object() && summary.contains("scenario") && summary["scenario"].is_object() &&
+                     (!summary.contains("partial") || summary["partial"].is_boolean());
+  if (!whole) {
+    return RunState::kDamaged;
   }
   if (scenario_hash(summary["scenario"]) != run.hash) {
     return RunState::kStale;
@@ -136,6 +145,8 @@ const char* to_string(RunState s) {
       return "partial";
     case RunState::kStale:
       return "stale";
+    case RunState::kDamaged:
+      return "damaged";
     case RunState::kMissing:
       return "missing";
   }

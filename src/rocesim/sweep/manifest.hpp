@@ -35,9 +35,10 @@ struct Manifest {
 std::string scenario_hash(const nlohmann::json& resolved);
 
 // What a run folder holds: a finished run of this scenario, an interrupted one, a run of another scenario (the
-// grid or the scenario file changed since), or nothing usable.
-enum class RunState { kComplete, kPartial, kStale, kMissing };
-// The run folder's summary.json, parsed (discarded, is_discarded(), if it is missing or not JSON).
+// grid or the scenario file changed since), a summary.json that is not one rocesim wrote (damaged: redone like a
+// missing one), or nothing.
+enum class RunState { kComplete, kPartial, kStale, kDamaged, kMissing };
+// The run folder's summary.json, parsed: null if there is none, discarded (is_discarded()) if it is not JSON.
 nlohmann::json run_summary(const std::string& sweep_dir, const SweepRun& run);
 // What a run folder holding `summary` (as run_summary gives it) holds.
 RunState state_of(const nlohmann::json& summary, const SweepRun& run);

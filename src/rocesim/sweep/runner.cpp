@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <string_view>
 
 extern char** environ;
 
@@ -33,8 +34,19 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
+  // The run learns its sweep's pid, so that it ends when the sweep does (even by kill -9): a restarted sweep
+  // never runs beside the runs of the one it replaces.
+  const std::string parent = std::string(kSweepParentEnv) + "=" + std::to_string(getpid());
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string_view(*e).rfind(std::string(kSweepParentEnv) + "=", 0) != 0) {
+      env.push_back(*e);
+    }
+  }
+  env.push_back(const_cast<char*>(parent.c_str()));
+  env.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
+  const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), env.data());
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   return rc == 0 ? pid : -1;

@@ -56,7 +56,8 @@ std::string cell(const nlohmann::json& j, const char* pointer) {
 
 std::string run_status(RunState state, const SweepRun& run, const std::map<std::string, int>& exit_codes) {
   const auto it = exit_codes.find(run.name);
-  if (state != RunState::kComplete && it != exit_codes.end() && it->second != 0) {
+  // An interrupted run exits 128 + the signal with its partial results: partial, not failed.
+  if (state != RunState::kComplete && state != RunState::kPartial && it != exit_codes.end() && it->second != 0) {
     return "failed";
   }
   return to_string(state);

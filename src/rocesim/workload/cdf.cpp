@@ -31,7 +31,7 @@ FlowSizeCdf::FlowSizeCdf(std::vector<std::pair<double, double>> points) {
   }
 }
 
-FlowSizeCdf FlowSizeCdf::load(const std::string& name_or_path, const std::string& base_dir) {
+FlowSizeCdf FlowSizeCdf::load(const std::string& name_or_path, const std::string& base_dir, const ParseCtx& ctx) {
   for (const auto& b : builtin_cdfs()) {
     if (b.name == name_or_path) {
       return FlowSizeCdf(b.points);
@@ -47,6 +47,9 @@ FlowSizeCdf FlowSizeCdf::load(const std::string& name_or_path, const std::string
     throw UnitError{e.problem()};
   }
   std::ifstream in(p);
+  if (in) {
+    ctx.read(p.string());
+  }
   if (!in) {
     std::string names;
     for (const auto& b : builtin_cdfs()) {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "rocesim/core/params.hpp"
 #include "rocesim/core/rng.hpp"
 
 namespace rocesim {
@@ -22,8 +23,9 @@ class FlowSizeCdf {
   // Points (size, percent) with sizes and percents non-decreasing, the last percent 100. Throws UnitError.
   explicit FlowSizeCdf(std::vector<std::pair<double, double>> points);
   // A built-in by name, or a file of "size percent" lines. Throws UnitError with a message naming the problem
-  // (and the line, for files).
-  static FlowSizeCdf load(const std::string& name_or_path, const std::string& base_dir);
+  // (and the line, for files). A file read is listed in ctx's inputs.
+  static FlowSizeCdf load(const std::string& name_or_path, const std::string& base_dir,
+                          const ParseCtx& ctx = ParseCtx{});
 
   // A size drawn by inverse transform with linear interpolation, at least 1 byte.
   int64_t sample(Rng& rng) const;

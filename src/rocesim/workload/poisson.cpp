@@ -45,7 +45,7 @@ WorkloadFlows generate_poisson(const YAML::Node& n, const ParseCtx& ctx, const s
   const PoissonParams p = PoissonParams::schema().parse(n, ctx, path);
   FlowSizeCdf cdf({{0, 0}, {1, 100}});
   try {
-    cdf = FlowSizeCdf::load(p.cdf, wc.base_dir);
+    cdf = FlowSizeCdf::load(p.cdf, wc.base_dir, ctx);
   } catch (const UnitError& e) {
     throw InputError(ctx.file, line_of(n["cdf"]), path + ".cdf", e.message);
   }
