@@ -2,6 +2,7 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -109,6 +110,23 @@ inline ShellResult shell(const std::string& cmd) {
   }
   const int st = pclose(p);
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+// Waits (up to `timeout_ms`) until process `pid` has installed a handler for `sig`, read from the SigCgt mask of
+// /proc/PID/status (proc(5)): a signal sent before that takes its default action, however slow the start-up
+// (a sanitized build starts in hundreds of milliseconds). False if it never did.
+inline bool wait_until_catching(pid_t pid, int sig, int timeout_ms = 20'000) {
+  for (int waited = 0; waited < timeout_ms; waited += 10) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("SigCgt:", 0) == 0 && (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1) & 1U) != 0) {
+        return true;
+      }
+    }
+    usleep(10'000);
+  }
+  return false;
 }
 
 // A file's whole contents ("" if it cannot be read).

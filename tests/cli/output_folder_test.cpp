@@ -165,6 +165,8 @@ TEST_F(OutputFolder, AnInterruptOutsideTheEventLoopEndsTheProgramAtOnce) {
     execl(ROCESIM_BINARY, "rocesim", "validate", scenario().c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
+  // Once it catches the signal (a sanitized build takes a while to start), it is loading the scenario.
+  ASSERT_TRUE(rocesim::test::wait_until_catching(pid, SIGTERM));
   usleep(300'000);
   kill(pid, SIGTERM);
   int st = 0;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "../test_util.hpp"
 
@@ -149,21 +150,33 @@ TEST_F(Sweep, TheSlurmScriptsTaskBodyRunsItsArrayIndexOnly) {
 }
 
 TEST_F(Sweep, ATerminatedSweepLeavesItsRunningRunsPartialAndStartsNoMore) {
-  // Runs of 1 s of Poisson traffic (many seconds of wall time each), two at a time, three in all.
-  std::ofstream(scenario()) << "seed: 1\nstop: 1s\ntopology: {type: leaf-spine, leaves: 2, spines: 2, "
-                               "servers_per_leaf: 4}\nworkload: [{type: poisson, cdf: websearch, load: 0.3}]\n";
+  // Runs of one 100 GB write (seconds of simulated time, more of wall time; nothing to load), two at a time,
+  // three in all.
+  std::ofstream(scenario()) << "seed: 1\nstop: 10s\ntopology: {type: star, hosts: 2}\n"
+                               "workload: [{type: incast, receiver: 0, senders: 1, size: 100GB}]\n";
   const std::string log = (dir_ / "sweep.log").string();
   const Result start =
       shell("( " + std::string(ROCESIM_BINARY) + " sweep " + scenario() + " --seeds 1-3 -j 2 -q -o " + out().string() +
             " > " + log + " 2>&1; echo $? > " + (dir_ / "status").string() + " ) > /dev/null 2>&1 &");
   ASSERT_EQ(start.status, 0);
-  // Wait until both first runs have started, then terminate the sweep alone (not its process group).
-  for (int i = 0; i < 600 && !(fs::exists(out() / "logs" / "0001.log")); ++i) {
+  // Wait until both first runs are simulating (they catch interrupts from their first steps; a sanitized build
+  // takes a while to get there), then terminate the sweep alone (not its process group).
+  const std::string sweep_pattern = "'" + std::string(ROCESIM_BINARY) + " sweep " + scenario() + ".*'";
+  std::vector<pid_t> runs;
+  for (int i = 0; i < 600 && runs.size() < 2; ++i) {
     usleep(50'000);
+    runs.clear();
+    std::istringstream pids(shell("pgrep -P \"$(pgrep -f -x " + sweep_pattern + ")\"").out);
+    for (pid_t p = 0; pids >> p;) {
+      runs.push_back(p);
+    }
   }
-  ASSERT_TRUE(fs::exists(out() / "logs" / "0001.log"));
-  usleep(300'000);
-  ASSERT_EQ(shell("pkill -TERM -f -x '" + std::string(ROCESIM_BINARY) + " sweep " + scenario() + ".*'").status, 0);
+  ASSERT_EQ(runs.size(), 2u);
+  for (const pid_t run : runs) {
+    ASSERT_TRUE(rocesim::test::wait_until_catching(run, SIGTERM));
+  }
+  usleep(500'000);
+  ASSERT_EQ(shell("pkill -TERM -f -x " + sweep_pattern).status, 0);
   for (int i = 0; i < 1200 && !fs::exists(dir_ / "status"); ++i) {
     usleep(50'000);
   }
