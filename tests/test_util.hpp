@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/core/text.hpp"
 #include "rocesim/io/scenario.hpp"
 
 namespace rocesim::test {
@@ -74,15 +75,7 @@ inline int64_t all_drops(Network& net) {
 inline std::vector<std::map<std::string, std::string>> csv_rows(const std::string& csv) {
   std::istringstream in(csv);
   std::string line;
-  const auto split = [](const std::string& s) {
-    std::vector<std::string> cols;
-    std::string c;
-    std::istringstream ss(s + ",");
-    while (std::getline(ss, c, ',')) {
-      cols.push_back(c);
-    }
-    return cols;
-  };
+  const auto split = [](const std::string& s) { return csv_split(s); };
   std::getline(in, line);
   const std::vector<std::string> header = split(line);
   std::vector<std::map<std::string, std::string>> rows;

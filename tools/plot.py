@@ -23,8 +23,9 @@ Time series exist only if the scenario's output.timeseries names ports or flows 
 e.g. --set 'output.timeseries.ports=leaf0:0, leaf0:1' --set 'output.timeseries.flows=[0,1]'.
 The PNGs go to DIR1/plots unless -o is given; the paths written are printed, one a line. A PNG of this list
 that the call does not write is removed from that folder, so that it never mixes pictures of other runs in.
-Exit status: 0 done; 2 bad arguments or a folder without flows.csv; 1 no matplotlib, or the PNGs cannot be
-written. Needs Debian's python3-matplotlib (scripts/install-deps installs it).
+Exit status: 0 done; 2 bad arguments, a folder without flows.csv, or a result file it cannot read (a column
+missing, a cell that is not a number, a short row: one message naming the file, line and column); 1 no
+matplotlib, or the PNGs cannot be written. Needs Debian's python3-matplotlib (scripts/install-deps installs it).
 """
 import argparse
 import csv
@@ -64,11 +65,74 @@ class Run:
         return {k: v for k, v in self.series.items() if k[1].startswith(prefix)}
 
 
+class BadInput(Exception):
+    """A result file that cannot be plotted; the message names the file and, where known, line and column."""
+
+
+# The columns the figures read, per file, and what each must hold: "num" a finite number, "int" an integer,
+# "text" anything; a trailing "?" also allows an empty cell (a flow that did not finish, an empty bucket).
+COLUMNS = {
+    "flows.csv": {"fct_ns": "num?", "slowdown": "num?"},
+    "fct_buckets.csv": {"lo_bytes": "num", "hi_bytes": "num?", "flows": "int?", "p50": "num?", "p95": "num?",
+                        "p99": "num?"},
+    "ports.csv": {"switch": "text", "port": "int", "peer": "text", "priority": "int", "max_queue_bytes": "int"},
+    "timeseries.csv": {"t_ns": "num", "entity": "text", "metric": "text", "value": "num"},
+}
+
+
+def escaped(text):
+    """text with control characters as \\xHH: a message must not carry a file's bytes raw to a terminal."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or ord(c) == 127 else c for c in text)
+
+
+def cell_ok(text, kind):
+    """Whether a cell holds what its column's kind asks for."""
+    if kind.endswith("?"):
+        if text == "":
+            return True
+        kind = kind[:-1]
+    if kind == "text":
+        return True
+    try:
+        return math.isfinite(int(text) if kind == "int" else float(text))
+    except ValueError:
+        return False
+
+
 def rows(path):
+    """The rows of a result CSV as dicts of strings ([] if the file is absent), each checked against COLUMNS,
+    so that the figures never meet a missing column, a short row or a cell that is not a number."""
     if not os.path.exists(path):
         return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    kinds = COLUMNS.get(os.path.basename(path), {})
+    try:
+        # Node names may hold bytes that are not UTF-8: only labels, so replaced rather than refused.
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            reader = csv.reader(f)
+            header = next(reader, None)
+            if header is None:
+                raise BadInput(f"{path}: empty, not even a header line")
+            missing = [c for c in kinds if c not in header]
+            if missing:
+                raise BadInput(f"{path}: line 1: no column {', '.join(missing)} in the header")
+            out = []
+            for cells in reader:
+                if not cells:
+                    continue  # a blank line, as at the end of a file
+                if len(cells) != len(header):
+                    raise BadInput(f"{path}: line {reader.line_num}: {len(cells)} fields, the header has "
+                                   f"{len(header)} (a truncated or damaged file?)")
+                r = dict(zip(header, cells))
+                for col, kind in kinds.items():
+                    if not cell_ok(r[col], kind):
+                        want = {"num": "a finite number", "int": "an integer"}[kind.rstrip("?")]
+                        raise BadInput(f"{path}: line {reader.line_num}: column {col}: {r[col][:40]!r} is not {want}")
+                out.append(r)
+            return out
+    except csv.Error as e:
+        raise BadInput(f"{path}: line {reader.line_num}: {e}") from None
+    except OSError as e:
+        raise BadInput(f"{path}: {e.strerror or e}") from None
 
 
 def read_series(path):
@@ -246,7 +310,7 @@ def plot_cdf(runs, out, unit):
         done = [r for r in run.flows if r["fct_ns"]]
         label = f"{run.name} ({len(done)} of {len(run.flows)} flows completed)"
         for ax, key, scale in ((a1, "fct_ns", 1e-3), (a2, "slowdown", 1.0)):
-            v = sorted(float(r[key]) * scale for r in done)
+            v = sorted(float(r[key]) * scale for r in done if r[key])
             # Steps from 0: the CDF of a sample jumps at each value. A run without any still gets its legend
             # entry, which says so.
             y = [0] + [(i + 1) / len(v) for i in range(len(v))] if v else []
@@ -495,8 +559,14 @@ def main(argv=None):
     args = parse_args(argv)
     for d in args.dirs:
         if not os.path.isfile(os.path.join(d, "flows.csv")):
-            print(f"plot.py: {d}: no flows.csv (not a rocesim result folder)", file=sys.stderr)
+            print(f"plot.py: {escaped(d)}: no flows.csv (not a rocesim result folder)", file=sys.stderr)
             return 2
+    # The files are read before matplotlib is loaded: a damaged one is said at once.
+    try:
+        runs = [Run(d, name, f"C{i % 10}") for i, (d, name) in enumerate(zip(args.dirs, run_labels(args.dirs)))]
+    except BadInput as e:
+        print(f"plot.py: {escaped(str(e))}", file=sys.stderr)
+        return 2
     try:
         import matplotlib
 
@@ -508,8 +578,6 @@ def main(argv=None):
         return 1
     plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 9,
                          "ytick.labelsize": 9, "legend.fontsize": 9})
-    # Matplotlib's 10 default colours; an 11th run would share the first one's.
-    runs = [Run(d, name, f"C{i % 10}") for i, (d, name) in enumerate(zip(args.dirs, run_labels(args.dirs)))]
     out = args.out or os.path.join(args.dirs[0], "plots")
     unit = time_unit(runs)
     try:
@@ -521,7 +589,7 @@ def main(argv=None):
             elif os.path.exists(os.path.join(out, name)):
                 os.remove(os.path.join(out, name))  # an earlier call's picture, of other runs
     except OSError as e:
-        print(f"plot.py: {e}", file=sys.stderr)
+        print(f"plot.py: {escaped(str(e))}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,6 +1,10 @@
 #include "rocesim/analysis/report.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "../test_util.hpp"
 #include "rocesim/analysis/results.hpp"
@@ -66,8 +70,16 @@ TEST(ReportData, ALoneFlowAtLineRateKeepsItsPathBusyForAllButAboutOneRoundTrip) 
   EXPECT_EQ(d["top_ports"].size(), 0u);  // nothing paused
 }
 
+// A run's report data as `rocesim run` writes it.
+nlohmann::json lone_run() {
+  auto s = lone_flow();
+  return report_data(*s, summary_json(*s, RunInfo{}), "lone");
+}
+
 TEST(ReportHtml, TheRunDataRoundTripsThroughThePageEvenWhenItHoldsAClosingScriptTag) {
-  const nlohmann::json run = {{"name", "a</script><script>alert(1)</script><!--<script>"}, {"x", {1, 2.5, nullptr}}};
+  nlohmann::json run = lone_run();
+  run["name"] = "a</script><script>alert(1)</script><!--<script>";
+  run["x"] = {1, 2.5, nullptr};
   const std::string html = report_html({run, run});
   // No "<" in the data at all: it can neither end its element early nor open a comment that hides the end.
   const size_t from = html.find("id=\"rocesim-data\">") + 18, to = html.find("</script>", from);
@@ -76,6 +88,66 @@ TEST(ReportHtml, TheRunDataRoundTripsThroughThePageEvenWhenItHoldsAClosingScript
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0], run);
   EXPECT_THROW(report_runs("<html></html>", "r.html"), InputError);
+}
+
+// The message report_runs gives for a page holding `runs`, "" if it reads them.
+std::string report_error(const nlohmann::json& runs) {
+  try {
+    report_runs(report_html(runs.get<std::vector<nlohmann::json>>()), "r.html");
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "r.html");
+    return e.key() + ": " + e.problem();
+  }
+  return "";
+}
+
+TEST(ReportHtml, EveryRunInTheDataBlockIsCheckedAndABadOneIsAnInputErrorNamingItsPlace) {
+  const nlohmann::json good = lone_run();
+  EXPECT_EQ(report_error(nlohmann::json::array({good, good})), "");
+  // `runs: [5]` used to end `rocesim report` with a JSON type error (status 1).
+  EXPECT_EQ(report_error(nlohmann::json::array({5})).rfind("runs.0: not a rocesim report", 0), 0u)
+      << report_error(nlohmann::json::array({5}));
+  EXPECT_EQ(report_error(nlohmann::json::array({good, "x"})).rfind("runs.1:", 0), 0u)
+      << report_error(nlohmann::json::array({good, "x"}));
+  const auto with = [&](const nlohmann::json::json_pointer& at, const nlohmann::json& v) {
+    nlohmann::json r = good;
+    r[at] = v;
+    return report_error(nlohmann::json::array({good, r}));
+  };
+  const auto without = [&](const char* key) {
+    nlohmann::json r = good;
+    r.erase(key);
+    return report_error(nlohmann::json::array({r}));
+  };
+  EXPECT_EQ(with("/name"_json_pointer, 5).rfind("runs.1.name:", 0), 0u);
+  EXPECT_EQ(with("/summary"_json_pointer, "x").rfind("runs.1.summary:", 0), 0u);
+  EXPECT_EQ(with("/cdf/fct_ns"_json_pointer, 3).rfind("runs.1.cdf.fct_ns:", 0), 0u);
+  EXPECT_EQ(with("/cdf/slowdown"_json_pointer, nlohmann::json::array({nlohmann::json::array({1.0, "x"})}))
+                .rfind("runs.1.cdf.slowdown.0:", 0),
+            0u);
+  EXPECT_EQ(with("/top_flows"_json_pointer, nlohmann::json::array({1})).rfind("runs.1.top_flows.0:", 0), 0u);
+  EXPECT_EQ(with("/topology/links/0/to"_json_pointer, 99).rfind("runs.1.topology.links.0.to:", 0), 0u);
+  EXPECT_EQ(
+      with("/timeseries"_json_pointer, {{"t_ns", nlohmann::json::array()}, {"series", nlohmann::json::array({7})}})
+          .rfind("runs.1.timeseries.series.0:", 0),
+      0u);
+  EXPECT_EQ(without("topology").rfind("runs.0.topology:", 0), 0u);
+  EXPECT_EQ(without("cdf").rfind("runs.0.cdf:", 0), 0u);
+}
+
+TEST(ReportHtml, ReportOnAPageWhoseRunsAreNotObjectsExitsTwoNamingTheFile) {
+  const auto d = std::filesystem::temp_directory_path() / ("rocesim_report_bad_" + std::to_string(getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d / "run");
+  std::ofstream(d / "run" / "report.html")
+      << "<script type=\"application/json\" id=\"rocesim-data\">{\"runs\": [5]}</script>\n";
+  const auto r =
+      test::shell(std::string(ROCESIM_BINARY) + " report " + (d / "run").string() + " -o " + (d / "out.html").string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find((d / "run" / "report.html").string() + ": runs.0: not a rocesim report"), std::string::npos)
+      << r.out;
+  EXPECT_FALSE(std::filesystem::exists(d / "out.html"));
+  std::filesystem::remove_all(d);
 }
 
 }  // namespace

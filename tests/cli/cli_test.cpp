@@ -135,7 +135,17 @@ workload: [{type: incast, senders: 2, size: 1KB}]
   EXPECT_NE(r.out.find("-b: '8X' is not a size"), std::string::npos) << r.out;
   r = sh("nccl-tests " + (d / "two.yaml").string() + " --op all_gather --algorithm tree");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("protocol.algorithm"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--algorithm: "), std::string::npos) << r.out;  // the flag, not the workload it made
+  // Sizes it was asked for and cannot run are refused, never replaced by another size or wrapped around.
+  for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{
+           {"-b 0 -e 0", "-b: the smallest size must be at least 1 byte"},
+           {"-b 64 -e 8", "-e: the largest size must be at least -b"},
+           {"-b 8 -e 9999999999G", "-e: '9999999999G' is larger than any size"},
+           {"-b 8 -e 64 --set stop=1us", "stop: nccl-tests runs every size to its end"}}) {
+    r = sh("nccl-tests " + (d / "two.yaml").string() + " " + flags);
+    EXPECT_EQ(r.status, 2) << flags << "\n" << r.out;
+    EXPECT_NE(r.out.find(says), std::string::npos) << flags << "\n" << r.out;
+  }
 }
 
 // Starts `rocesim run SCENARIO -q -o OUT` in a child process (its output discarded).
@@ -191,6 +201,24 @@ TEST(Cli, AnInterruptWritesPartialResultsAndASecondLeavesAtOnce) {
   for (const auto& e : std::filesystem::directory_iterator(d)) {
     EXPECT_NE(e.path().filename().string().front(), '.') << e.path();
   }
+}
+
+TEST(Cli, ARunThatGrowsNearItsMemoryLimitStopsThereWithPartialResultsAndStatus1) {
+  const auto d = tmpdir("memory_stop");
+  // One 100 GB write captured at both ends: about 4 KB of capture per frame, so the capture alone passes 80 % of
+  // 64 MB within the first 15,000 frames (under 1 ms at 100 Gb/s), long before the write ends.
+  std::ofstream(d / "cap.yaml") << "stop: 10s\ntopology: {type: star, hosts: 2}\ncapture: {hosts: [0, 1]}\n"
+                                   "workload: [{type: incast, receiver: 0, senders: 1, size: 100GB}]\n";
+  const Result r = rocesim::test::shell("ROCESIM_MEMORY_LIMIT=64MB " + std::string(ROCESIM_BINARY) + " run " +
+                                        (d / "cap.yaml").string() + " -q -o " + (d / "out").string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("near the 64.00 MB that ROCESIM_MEMORY_LIMIT leaves it"), std::string::npos) << r.out;
+  const auto s = nlohmann::json::parse(slurp(d / "out" / "summary.json"));
+  EXPECT_TRUE(s.value("partial", false));
+  EXPECT_EQ(s.value("partial_reason", ""), "memory limit");
+  EXPECT_LT(s["sim_time_ns"].get<double>(), 1e9);
+  EXPECT_TRUE(std::filesystem::exists(d / "out" / "capture.pcapng") ||
+              std::filesystem::exists(d / "out" / "capture.pcap"));
 }
 
 TEST(Cli, ValidateParamsAndVersion) {

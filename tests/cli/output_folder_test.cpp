@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -87,6 +88,26 @@ TEST_F(OutputFolder, AResultThatWouldReplaceAnInputIsRefusedBeforeTheRun) {
   r = sh("run " + scenario() + " -q -o " + here.string() + " --set output.hpcc.fct=s.yaml");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_EQ(slurp(scenario()), kScenario);
+}
+
+TEST_F(OutputFolder, CommandsThatWriteOneFileNeverReplaceTheirOwnInput) {
+  std::ofstream(scenario()) << kScenario;
+  const fs::path nic = dir_ / "nic.qos";
+  std::ofstream(nic) << "rpg_ai_rate 5\n";
+  const fs::path hpcc = fs::path(ROCESIM_SOURCE_DIR) / "tests" / "io" / "fixtures" / "hpcc-ns3-incast";
+  fs::copy(hpcc, dir_ / "hpcc");
+  const std::string config = slurp(dir_ / "hpcc" / "config.txt");
+  for (const std::string& cmd :
+       {"flows " + scenario() + " -o " + scenario(), "topology " + scenario() + " --ports-csv " + scenario(),
+        "import mlnx-qos " + nic.string() + " -o " + nic.string(),
+        "import hpcc " + (dir_ / "hpcc" / "config.txt").string() + " -o " + (dir_ / "hpcc" / "config.txt").string()}) {
+    const Result r = sh(cmd);
+    EXPECT_EQ(r.status, 2) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find("is an input of this command"), std::string::npos) << cmd << "\n" << r.out;
+  }
+  EXPECT_EQ(slurp(scenario()), kScenario);
+  EXPECT_EQ(slurp(nic), "rpg_ai_rate 5\n");
+  EXPECT_EQ(slurp(dir_ / "hpcc" / "config.txt"), config);
 }
 
 TEST_F(OutputFolder, AResultPathThatIsNotARegularFileIsRefusedAndALinkIsWrittenThrough) {
@@ -174,6 +195,72 @@ TEST_F(OutputFolder, AnInterruptOutsideTheEventLoopEndsTheProgramAtOnce) {
   ASSERT_TRUE(WIFEXITED(st));
   // It used to ignore the signal until the phase ended (and then report the file valid).
   EXPECT_EQ(WEXITSTATUS(st), 128 + SIGTERM);
+}
+
+TEST_F(OutputFolder, AFifoAsTheScenarioFileIsRefusedAtOnce) {
+  // Reading it would wait for a writer forever; `timeout` bounds the test if it ever does (status 124).
+  ASSERT_EQ(mkfifo((dir_ / "s.fifo").c_str(), 0644), 0);
+  for (const std::string& cmd : {std::string("validate"), "run -q -o " + out().string()}) {
+    const Result r = rocesim::test::shell("timeout 60 " + std::string(ROCESIM_BINARY) + " " + cmd + " " +
+                                          (dir_ / "s.fifo").string());
+    EXPECT_EQ(r.status, 2) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find("is a FIFO or socket, not a file"), std::string::npos) << cmd << "\n" << r.out;
+  }
+  EXPECT_FALSE(fs::exists(out()));
+}
+
+TEST_F(OutputFolder, AFailedHpccImportRemovesTheFoldersItMadeForItsOutput) {
+  const fs::path hpcc = fs::path(ROCESIM_SOURCE_DIR) / "tests" / "io" / "fixtures" / "hpcc-ns3-incast";
+  fs::copy(hpcc, dir_ / "hpcc");
+  const std::string config = slurp(dir_ / "hpcc" / "config.txt");
+  // A value that is not a number fails the import; a link too slow in the topology fails the check of what it
+  // wrote (its paths resolve only once the folder exists).
+  std::ofstream(dir_ / "hpcc" / "slow-topo.txt") << "3 1 2\n2\n0 2 1bps 1us 0\n1 2 100Gbps 1us 0\n";
+  const auto with = [&](const std::string& key, const std::string& line) {
+    std::string text = config;
+    const size_t at = text.find(key + " ");
+    EXPECT_NE(at, std::string::npos) << key;
+    return text.replace(at, text.find('\n', at) - at, line);
+  };
+  std::ofstream(dir_ / "hpcc" / "bad-value.txt") << with("BUFFER_SIZE", "BUFFER_SIZE lots");
+  std::ofstream(dir_ / "hpcc" / "slow-link.txt") << with("TOPOLOGY_FILE", "TOPOLOGY_FILE slow-topo.txt");
+  for (const char* bad : {"bad-value.txt", "slow-link.txt"}) {
+    const fs::path output = dir_ / "a" / "b" / "new" / "deeper" / "scenario.yaml";
+    const Result r = sh("import hpcc " + (dir_ / "hpcc" / bad).string() + " -o " + output.string());
+    EXPECT_EQ(r.status, 2) << bad << "\n" << r.out;
+    EXPECT_NE(r.out.find(std::string(bad) == "bad-value.txt" ? "BUFFER_SIZE: expected a number" : "rate 1bps"),
+              std::string::npos)
+        << r.out;
+    EXPECT_FALSE(fs::exists(dir_ / "a" / "b" / "new")) << bad;
+    EXPECT_TRUE(fs::is_directory(dir_ / "a" / "b")) << bad;  // there before: not the import's to remove
+  }
+}
+
+TEST_F(OutputFolder, AFullDiskWhileWritingResultsFailsWithStatusOneAndLeavesNoTemporary) {
+  // RLIMIT_FSIZE makes every write past 64 KiB fail with EFBIG (SIGXFSZ ignored), as a full disk fails it.
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const rlimit limit{64 * 1024, 64 * 1024};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    signal(SIGXFSZ, SIG_IGN);
+    const int err = open((dir_ / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(err, 1);
+    dup2(err, 2);
+    execl(ROCESIM_BINARY, "rocesim", "run", scenario().c_str(), "-q", "-o", out().c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 1) << slurp(dir_ / "stderr.txt");
+  EXPECT_NE(slurp(dir_ / "stderr.txt").find("rocesim: failed: cannot write"), std::string::npos)
+      << slurp(dir_ / "stderr.txt");
+  ASSERT_TRUE(fs::is_directory(out()));
+  for (const auto& e : fs::directory_iterator(out())) {
+    EXPECT_FALSE(e.path().filename().string().ends_with(".tmp")) << e.path();
+  }
+  // Nothing half written counts as a result: no summary of a run whose results did not all land.
+  EXPECT_FALSE(fs::exists(out() / "summary.json"));
 }
 
 }  // namespace

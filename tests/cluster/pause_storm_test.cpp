@@ -54,5 +54,30 @@ TEST(PauseStorm, BadFaultsNameTheirKey) {
   }
 }
 
+TEST(PauseStorm, OnAPriorityThatIsNotLosslessIsRefusedNamingThePriority) {
+  // Switches act on PFC only for the priorities it is enabled on (IEEE 802.1Qbb): a storm on priority 0, or on
+  // the default 3 where only 5 is lossless, would pause nothing.
+  const std::string topo = "topology: {type: leaf-spine, leaves: 1, spines: 1, servers_per_leaf: 2}\n";
+  for (const auto& [text, problem] : std::vector<std::pair<std::string, std::string>>{
+           {"switch: {pfc: {priorities: [3]}}\nevents:\n  - {at: 1us, type: pause_storm, nic: host1, priority: 0}\n",
+            "pause_storm on priority 0, which is not lossless (switch.pfc.priorities: [3])"},
+           {"switch: {pfc: {priorities: [5]}}\nevents:\n  - {at: 1us, type: pause_storm, nic: host1}\n",
+            "pause_storm on priority 3, which is not lossless (switch.pfc.priorities: [5])"},
+           {"switch: {pfc: {priorities: []}}\nevents:\n  - {at: 1us, type: pause_storm, nic: host1}\n",
+            "pause_storm on priority 3, which is not lossless (switch.pfc.priorities: [])"}}) {
+    try {
+      test::make_sim(topo + text);
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "events.0.priority") << text;
+      EXPECT_EQ(e.line(), 4) << text;
+      EXPECT_EQ(e.problem().rfind(problem, 0), 0u) << e.what();
+    }
+  }
+  // On a lossless priority it runs.
+  EXPECT_NO_THROW(test::make_sim(
+      topo + "switch: {pfc: {priorities: [5]}}\nevents:\n  - {at: 1us, type: pause_storm, nic: host1, priority: 5}\n"));
+}
+
 }  // namespace
 }  // namespace rocesim

@@ -179,6 +179,17 @@ workload:
   EXPECT_GE(t[2].start, t[1].end);
 }
 
+TEST(CollectiveInput, ASweepOfZeroBytesIsRefusedNotRunAtTheDefaultSize) {
+  std::string yaml = kTwoDgx;
+  yaml.replace(yaml.find("sizes: [512MiB]"), 15, "min_bytes: 0B, max_bytes: 0B");
+  try {
+    make_sim(yaml);
+    FAIL() << "a sweep of 0 B was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "workload.0.max_bytes");
+  }
+}
+
 TEST(CollectiveInput, BadGroupsAndSizesAreErrorsNamingTheKey) {
   for (const auto& [set, key] : std::vector<std::pair<std::string, std::string>>{
            {"workload.0.servers=[0, 5]", "workload.0.servers"},

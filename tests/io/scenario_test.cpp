@@ -251,5 +251,25 @@ TEST(ScenarioInput, AnIbCcaIndexFloorAboveItsCeilingIsRefused) {
   EXPECT_EQ(e.key(), "nic.cc.ccti_min");
 }
 
+TEST(ScenarioInput, AnErrorFromSetBlamesTheMostSpecificSetAndTheSetThatMadeAnUnknownKey) {
+  const std::string star = "topology: {type: star, hosts: 2}\n";
+  // Both --set cover nic.cc.eta; the one that gave it its value is to blame, not the first.
+  InputError e = error_of(star, {"nic.cc=hpcc", "nic.cc.eta=0"});
+  EXPECT_EQ(e.file(), "--set nic.cc.eta=0") << e.what();
+  EXPECT_EQ(e.key(), "nic.cc.eta");
+  // In either order.
+  e = error_of(star, {"nic.cc.eta=0", "nic.cc.type=hpcc"});
+  EXPECT_EQ(e.file(), "--set nic.cc.eta=0") << e.what();
+  // An unknown key the --set's path created is the --set's, not the file's.
+  e = error_of(star, {"a.b.c=1"});
+  EXPECT_EQ(e.file(), "--set a.b.c=1") << e.what();
+  EXPECT_EQ(e.key(), "a");
+  EXPECT_NE(e.problem().find("unknown key"), std::string::npos) << e.what();
+  // An unknown key in the file stays the file's, even when a --set writes beneath it.
+  e = error_of(star + "a: {b: 2}\n", {"a.b=1"});
+  EXPECT_EQ(e.file(), "test.yaml") << e.what();
+  EXPECT_EQ(e.line(), 2);
+}
+
 }  // namespace
 }  // namespace rocesim

@@ -297,5 +297,37 @@ TEST(TransportInput, UnknownTransportsApplicationWorkloadsAndReadsAreErrorsNamin
   EXPECT_NE(error_of(std::string(kPair) + "tcp: {cc: bbr}\n").find("tcp.cc.type"), std::string::npos);
 }
 
+TEST(TransportInput, BuffersBelowOneSegmentAreRefusedNamingTheKey) {
+  // One segment is tcp.mss payload bytes (1448 by default): a receive window below it never admits a full
+  // segment, and the connection stalls.
+  const auto error_of = [](const std::string& yaml) -> std::string {
+    try {
+      Simulation s(parse_scenario(yaml, "t.yaml", ".", {}));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error_of(std::string(kPair) + "tcp: {rcvbuf: 1447B}\n"),
+            "t.yaml:4: tcp.rcvbuf: 1447 bytes is below one segment (tcp.mss: 1448 payload bytes): a full segment would "
+            "never fit it");
+  EXPECT_EQ(error_of(std::string(kPair) + "tcp: {sndbuf: 1KB}\n").rfind("t.yaml:4: tcp.sndbuf: 1000 bytes is below", 0),
+            0u)
+      << error_of(std::string(kPair) + "tcp: {sndbuf: 1KB}\n");
+  EXPECT_EQ(error_of(std::string(kPair) + "tcp: {mss: 8948, rcvbuf: 8KB}\n")
+                .rfind("t.yaml:4: tcp.rcvbuf: 8000 bytes is below one segment (tcp.mss: 8948 payload bytes)", 0),
+            0u)
+      << error_of(std::string(kPair) + "tcp: {mss: 8948, rcvbuf: 8KB}\n");
+  // One segment each is enough: three flows of 10 segments finish, one segment in flight at a time, each
+  // acknowledged at once (ack_every 1; with 2 each would wait for the 40 ms delayed ACK): 30 segments, 30 ACKs.
+  auto s = test::make_sim(std::string(kPair) + "tcp: {rcvbuf: 1448B, sndbuf: 1448B, ack_every: 1}\n");
+  for (uint32_t i = 0; i < 3; ++i) {
+    s->net().add_flow(flow(0, 1, 14'480, Transport::kTcp));
+  }
+  s->run();
+  EXPECT_EQ(test::unfinished(s->net()), 0);
+  EXPECT_EQ(s->net().conservation().sent, 60);
+}
+
 }  // namespace
 }  // namespace rocesim

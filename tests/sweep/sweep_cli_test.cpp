@@ -149,6 +149,46 @@ TEST_F(Sweep, TheSlurmScriptsTaskBodyRunsItsArrayIndexOnly) {
   EXPECT_EQ(rocesim("sweep --task 9 " + out().string()).status, 2);
 }
 
+TEST_F(Sweep, ATaskRunsThisProgramWhateverTheManifestNamesAndOnlyItsRunCommand) {
+  ASSERT_EQ(rocesim("sweep " + grid_args() + " --emit slurm").status, 0);
+  // A manifest edited to start another program: the task runs the run with rocesim itself.
+  const fs::path other = dir_ / "bin" / "rocesim-other";
+  fs::create_directories(other.parent_path());
+  std::ofstream(other) << "#!/bin/sh\ntouch " << (dir_ / "other-ran").string() << "\n";
+  fs::permissions(other, fs::perms::owner_all);
+  nlohmann::json m = nlohmann::json::parse(slurp(out() / "manifest.json"));
+  m["runs"][0]["argv"][0] = other.string();
+  std::ofstream(out() / "manifest.json") << m.dump(1);
+  Result r = rocesim("sweep --task 0 " + out().string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "other-ran"));
+  EXPECT_TRUE(fs::exists(out() / "runs" / "0000" / "summary.json"));
+  // A command other than run is refused, naming the manifest's key.
+  m["runs"][1]["argv"][1] = "sweep";
+  std::ofstream(out() / "manifest.json") << m.dump(1);
+  r = rocesim("sweep --task 1 " + out().string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("runs.1.argv: not a rocesim run command"), std::string::npos) << r.out;
+  // No folder, or a sweep with no runs: a clear error, not a look for /manifest.json or runs 0 to 2^64 - 1.
+  r = rocesim("sweep --task 0");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("give the sweep's folder"), std::string::npos) << r.out;
+  m["runs"] = nlohmann::json::array();
+  std::ofstream(out() / "manifest.json") << m.dump(1);
+  r = rocesim("sweep --task 0 " + out().string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("the sweep has no runs"), std::string::npos) << r.out;
+}
+
+TEST_F(Sweep, AFolderNameWithALineBreakOrTabIsRefusedBeforeAnythingIsWritten) {
+  for (const std::string name : {"a\nb", "a\tb"}) {
+    const fs::path bad = dir_ / name;
+    const Result r = rocesim("sweep " + scenario() + " --seeds 1-2 --emit slurm -o '" + bad.string() + "'");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_FALSE(fs::exists(bad));
+  }
+}
+
 TEST_F(Sweep, ATerminatedSweepLeavesItsRunningRunsPartialAndStartsNoMore) {
   // Runs of one 100 GB write (seconds of simulated time, more of wall time; nothing to load), two at a time,
   // three in all.

@@ -280,9 +280,10 @@ std::string port_map_csv(const Network& net) {
   std::string out = "switch,tier,port,peer,peer_endpoint,direction,rate_gbps,delay_ns,headroom_bytes\n";
   for (const PortView& v : port_views(net, tiers)) {
     const LinkEnd& l = v.sw->link(v.port);
-    out += fmt::format("{},{},{},{},{},{},{:g},{:.3f},{}\n", v.sw->name(), tiers.names[v.tier], v.port, l.peer->name(),
-                       v.peer_endpoint, to_string(v.dir), static_cast<double>(l.rate.bps()) / 1e9,
-                       static_cast<double>(l.delay.ps()) / 1000.0, v.sw->headroom(v.port).count());
+    out += fmt::format("{},{},{},{},{},{},{:g},{:.3f},{}\n", csv_field(v.sw->name()), tiers.names[v.tier], v.port,
+                       csv_field(l.peer->name()), v.peer_endpoint, to_string(v.dir),
+                       static_cast<double>(l.rate.bps()) / 1e9, static_cast<double>(l.delay.ps()) / 1000.0,
+                       v.sw->headroom(v.port).count());
   }
   return out;
 }

@@ -12,10 +12,17 @@ const Schema<HpccOutputParams>& HpccOutputParams::schema() {
     sc.add(&HpccOutputParams::fct, "fct", "", "fct.txt-style flow completion file name (empty: none)", {}, "file")
         .add(&HpccOutputParams::pfc, "pfc", "", "pfc.txt-style PFC event file name (empty: none)", {}, "file")
         .add(&HpccOutputParams::qlen, "qlen", "", "queue-length histogram file name (empty: none)", {}, "file")
-        .add(&HpccOutputParams::qlen_start, "qlen_start", "0ns", "queue sampling starts")
+        .add(&HpccOutputParams::qlen_start, "qlen_start", "0ns", "queue sampling starts", at_least(Time()))
         .add(&HpccOutputParams::qlen_end, "qlen_end", "1000s", "queue sampling ends")
         .add(&HpccOutputParams::qlen_interval, "qlen_interval", "1us",
-             "queue sampling interval (the HPCC simulator samples every 100 ns)", at_least(Time::ns(1)));
+             "queue sampling interval (the HPCC simulator samples every 100 ns)", at_least(Time::ns(1)))
+        .validate([](const HpccOutputParams& p) -> std::optional<std::pair<std::string, std::string>> {
+          // Equal is allowed: the HPCC simulator's own configs give QLEN_MON_START = QLEN_MON_END.
+          if (p.qlen_end < p.qlen_start) {
+            return std::make_pair("qlen_end", "must not be before qlen_start");
+          }
+          return std::nullopt;
+        });
     return sc;
   }();
   return s;

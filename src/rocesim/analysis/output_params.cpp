@@ -30,8 +30,14 @@ const Schema<TimeSeriesParams>& TimeSeriesParams::schema() {
              "switch ports to sample (queue per priority, throughput, pause state), as switch:port, comma-separated",
              {}, "name:port, ...")
         .add(&TimeSeriesParams::flows, "flows", "[]", "flows whose sending rate and progress to sample", {}, "flow id")
-        .add(&TimeSeriesParams::start, "start", "0ns", "first sample")
-        .add(&TimeSeriesParams::stop, "stop", "1000s", "no samples after this time");
+        .add(&TimeSeriesParams::start, "start", "0ns", "first sample", at_least(Time()))
+        .add(&TimeSeriesParams::stop, "stop", "1000s", "no samples after this time")
+        .validate([](const TimeSeriesParams& p) -> std::optional<std::pair<std::string, std::string>> {
+          if (p.stop <= p.start) {  // an empty window samples nothing: a mistake, as for capture
+            return std::make_pair("stop", "must be after start");
+          }
+          return std::nullopt;
+        });
     return sc;
   }();
   return s;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "rocesim/core/text.hpp"
 #include "rocesim/topology/routing.hpp"
 
 namespace rocesim {
@@ -89,7 +90,7 @@ std::string victims_csv(const Network& with, const std::vector<Victim>& v) {
     out += fmt::format("{},{},{},{},{},{:.3f},{},{},{}\n", x.id, f.spec.src, f.spec.dst, f.spec.size.count(),
                        done ? fmt::format("{:.3f}", x.fct.ps() / 1000.0) : "", x.baseline_fct.ps() / 1000.0,
                        done ? fmt::format("{:.3f}", static_cast<double>(x.fct.ps()) / x.baseline_fct.ps()) : "",
-                       with.nics()[f.spec.src]->name(), with.nics()[f.spec.dst]->name());
+                       csv_field(with.nics()[f.spec.src]->name()), csv_field(with.nics()[f.spec.dst]->name()));
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include "rocesim/analysis/highlights.hpp"
 #include "rocesim/analysis/pause_spread.hpp"
 #include "rocesim/analysis/results.hpp"
+#include "rocesim/core/text.hpp"
 
 namespace rocesim {
 
@@ -189,12 +190,7 @@ nlohmann::json timeseries(const std::string& csv) {
   std::map<std::string, std::vector<double>> series;
   std::vector<std::string> order;
   while (std::getline(in, line)) {
-    std::vector<std::string> c;
-    std::stringstream ls(line);
-    std::string cell;
-    while (std::getline(ls, cell, ',')) {
-      c.push_back(cell);
-    }
+    const std::vector<std::string> c = csv_split(line);
     if (c.size() != 4) {
       continue;
     }

@@ -10,6 +10,7 @@
 #include "rocesim/analysis/output_params.hpp"
 #include "rocesim/analysis/pause_spread.hpp"
 #include "rocesim/analysis/pfc_rollup.hpp"
+#include "rocesim/core/text.hpp"
 
 namespace rocesim {
 
@@ -65,7 +66,8 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["sim_time_ns"] = s.sim().now().ps() / 1000;
   j["wall_time_s"] = info.wall_time_s;
   if (info.partial) {
-    j["partial"] = true;  // the run was interrupted at sim_time_ns
+    j["partial"] = true;  // the run was cut short at sim_time_ns
+    j["partial_reason"] = info.partial_reason;
   }
   j["events"] = s.sim().events();
   j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.sim().events()) / info.wall_time_s : 0.0;
@@ -128,6 +130,15 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
       }
       pause_frames += sw->pfc_pause_frames(p);
       resume_frames += sw->pfc_resume_frames(p);
+    }
+  }
+  // Frames a NIC's receive buffer had no room for (a slow receiver on a lossy priority) are lost too.
+  for (const auto& n : net.nics()) {
+    const NicCounters& k = n->counters();
+    drops += k.rx_dropped;
+    lossless_drops += k.rx_dropped_lossless;
+    if (k.rx_dropped) {
+      by_reason["nic_rx_buffer"] = by_reason.value("nic_rx_buffer", int64_t{0}) + k.rx_dropped;
     }
   }
   int64_t cnps = 0, data_sent = 0;
@@ -297,8 +308,8 @@ std::string flows_csv(const Network& net) {
       "status,delivered_bytes,src_name,dst_name\n";
   for (const auto& f : net.flows()) {
     const auto ns = [](Time t) { return fmt::format("{:.3f}", static_cast<double>(t.ps()) / 1000.0); };
-    const std::string& src = net.nics()[f.spec.src]->name();
-    const std::string& dst = net.nics()[f.spec.dst]->name();
+    const std::string src = csv_field(net.nics()[f.spec.src]->name());
+    const std::string dst = csv_field(net.nics()[f.spec.dst]->name());
     if (f.done) {
       const Time fct = f.end - f.spec.start;
       out +=
@@ -328,7 +339,7 @@ std::string ports_csv(const Network& net, Time now) {
     for (uint16_t p = 0; p < sw->num_ports(); ++p) {
       const PauseState& ps = sw->pause_state(p);
       const Node* peer_node = sw->link(p).peer;
-      const std::string peer = peer_node ? peer_node->name() : "";
+      const std::string peer = peer_node ? csv_field(peer_node->name()) : "";
       const auto e = endpoint.find(peer_node);
       const std::string peer_endpoint = e == endpoint.end() ? "" : std::to_string(e->second);
       for (int c = 0; c < 8; ++c) {
@@ -340,11 +351,11 @@ std::string ports_csv(const Network& net, Time now) {
         if (quiet) {
           continue;
         }
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{:.3f}\n", sw->name(), p,
-                           peer, c, k.tx_bytes, k.tx_packets, k.max_queue, k.ecn_marked, k.drops[0], k.drops[1],
-                           k.drops[2], k.drops[3], k.drops[4], k.xoff_sent, k.xon_sent, ps.xoff_rcvd[c],
-                           static_cast<double>(paused.ps()) / 1000.0, k.max_headroom, k.drops[5], peer_endpoint,
-                           k.credit_wait.ns_f());
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{:.3f}\n",
+                           csv_field(sw->name()), p, peer, c, k.tx_bytes, k.tx_packets, k.max_queue, k.ecn_marked,
+                           k.drops[0], k.drops[1], k.drops[2], k.drops[3], k.drops[4], k.xoff_sent, k.xon_sent,
+                           ps.xoff_rcvd[c], static_cast<double>(paused.ps()) / 1000.0, k.max_headroom, k.drops[5],
+                           peer_endpoint, k.credit_wait.ns_f());
       }
     }
   }
@@ -402,7 +413,7 @@ std::string nics_csv(const Network& net, Time now) {
   std::vector<std::pair<std::string, size_t>> where(net.num_hosts());  // per NIC: its server and index there
   for (size_t s = 0; s < net.num_servers(); ++s) {
     for (size_t k = 0; k < net.server(s).num_nics(); ++k) {
-      where[net.server(s).endpoint(k)] = {net.server(s).name(), k};
+      where[net.server(s).endpoint(k)] = {csv_field(net.server(s).name()), k};
     }
   }
   for (uint32_t h = 0; h < net.num_hosts(); ++h) {
@@ -425,7 +436,7 @@ std::string nics_csv(const Network& net, Time now) {
                        k.rx_bytes, k.data_sent, k.data_rcvd, k.ctrl_sent, k.ctrl_rcvd, k.acks_sent, k.naks_sent,
                        k.cnps_sent, pauses, static_cast<double>(paused.ps()) / 1000.0, k.lost_link_down, k.pause_sent,
                        k.resume_sent, k.rx_buffer_max, k.rx_dropped, n.cpu_time().sec_f(), where[h].first,
-                       where[h].second, n.name(), credit_wait.ns_f());
+                       where[h].second, csv_field(n.name()), credit_wait.ns_f());
   }
   return out;
 }
@@ -443,7 +454,9 @@ std::string summary_table(const nlohmann::json& s) {
   std::string t;
   t += fmt::format("  simulated        {:.3f} ms in {:.2f} s wall ({} events){}\n",
                    s["sim_time_ns"].get<double>() / 1e6, s["wall_time_s"].get<double>(), num(s["events"]),
-                   s.contains("partial") ? ": interrupted, results are partial" : "");
+                   s.contains("partial") ? ": cut short by " + s.value("partial_reason", std::string("an interrupt")) +
+                                                    ", results are partial"
+                                              : "");
   if (s.contains("switch_preset")) {
     const size_t over = s["switch_preset"]["overridden"].size();
     t += fmt::format(

@@ -4,11 +4,16 @@
 
 #include <sstream>
 
+#include "rocesim/core/text.hpp"
+
 namespace rocesim {
 
 TimeSeries::TimeSeries(const TimeSeriesParams& p, Simulator& sim, Network& net, const std::string& file)
     : p_(p), sim_(sim), net_(net) {
   ports_ = net.parse_ports(p.ports, file, "output.timeseries.ports", &port_names_);
+  for (std::string& name : port_names_) {
+    name = csv_field(name);  // written into every sample's row
+  }
   last_tx_.assign(ports_.size(), 0);
   for (int64_t f : p.flows) {
     if (f < 0 || static_cast<size_t>(f) >= net.setup_flows()) {

@@ -24,7 +24,7 @@ class TimeSeries final : public EventHandler {
   Simulator& sim_;
   Network& net_;
   std::vector<std::pair<Switch*, uint16_t>> ports_;
-  std::vector<std::string> port_names_;
+  std::vector<std::string> port_names_;  // as CSV fields
   std::vector<int64_t> last_tx_;
   std::vector<uint32_t> flows_;
   std::string csv_ = "t_ns,entity,metric,value\n";

@@ -22,7 +22,13 @@ const Schema<TraceParams>& TraceParams::schema() {
         .add(&TraceParams::interval, "interval", "1us", "how often queue depths and flow rates are read",
              at_least(Time::ns(1)))
         .add(&TraceParams::max_events, "max_events", "1000000",
-             "stop recording at this many events (the trace says how many it left out)", at_least<int64_t>(1));
+             "stop recording at this many events (the trace says how many it left out)", at_least<int64_t>(1))
+        .validate([](const TraceParams& p) -> std::optional<std::pair<std::string, std::string>> {
+          if (p.stop <= p.start) {  // an empty window traces nothing: a mistake, as for capture
+            return std::make_pair("stop", "must be after start");
+          }
+          return std::nullopt;
+        });
     return sc;
   }();
   return s;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -20,6 +21,8 @@
 #include "rocesim/analysis/report.hpp"
 #include "rocesim/analysis/results.hpp"
 #include "rocesim/check/check.hpp"
+#include "rocesim/core/memory.hpp"
+#include "rocesim/core/text.hpp"
 #include "rocesim/io/hpcc_config.hpp"
 #include "rocesim/io/output.hpp"
 #include "rocesim/io/qos_import.hpp"
@@ -124,16 +127,24 @@ class InterruptsHeld {
 // Warnings quote the input: control bytes in it are shown escaped, never sent to the terminal.
 void warn(const std::string& w) { fmt::print(stderr, "rocesim: warning: {}\n", printable(w)); }
 
-// The memory a run may take: ROCESIM_MEMORY_LIMIT (a size, e.g. 8GB) or the machine's physical memory.
-double memory_limit() {
+// The memory a run may take: ROCESIM_MEMORY_LIMIT (a size, e.g. 8GB), or what the machine, the process's limits and
+// its control group leave.
+MemoryLimit memory_limit() {
   if (const char* env = std::getenv("ROCESIM_MEMORY_LIMIT")) {
     try {
-      return static_cast<double>(parse_bytes(env).count());
+      return {static_cast<double>(parse_bytes(env).count()), "ROCESIM_MEMORY_LIMIT"};
     } catch (const UnitError& e) {
       throw InputError("environment", 0, "ROCESIM_MEMORY_LIMIT", e.message);
     }
   }
-  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  return machine_memory_limit();
+}
+
+void limit_memory(Scenario& sc) {
+  const MemoryLimit limit = memory_limit();
+  sc.memory_limit = limit.bytes;
+  sc.memory_limit_source = limit.source;
+  sc.memory_in_use = resident_bytes();
 }
 
 // A scenario from the HPCC ns-3 simulator's config.txt; its warnings go to stderr.
@@ -145,14 +156,14 @@ Scenario load_hpcc(const std::string& config, const std::vector<std::string>& se
   }
   Scenario sc = parse_scenario(imp.yaml, config, dir.empty() ? "." : dir, sets, seed);
   sc.inputs.insert(sc.inputs.begin(), config);
-  sc.memory_limit = memory_limit();
+  limit_memory(sc);
   return sc;
 }
 
 Scenario load(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed) {
   Scenario sc = path.empty() ? parse_scenario(kDefaultScenario, kDefaultScenarioName, ".", sets, seed)
                              : load_scenario(path, sets, seed);
-  sc.memory_limit = memory_limit();
+  limit_memory(sc);
   return sc;
 }
 
@@ -195,21 +206,81 @@ class Progress {
   bool shown_ = false;
 };
 
-// Runs the simulation until it ends or an interrupt arrives (looked for with the progress reports, every 2^18
-// events). Returns the wall time; `partial` says whether an interrupt ended it.
-double run_interruptible(Simulation& s, Progress& progress, bool& partial) {
-  partial = false;
+// How a run ended: at its stop or when its events ran out; at an interrupt; or near its memory limit.
+enum class RunEnd { kFinished, kInterrupted, kMemory };
+
+// The share of the memory limit a run may grow into before it is stopped: the rest is for writing its results.
+constexpr double kMemoryStopShare = 0.8;
+
+// Runs the simulation until it ends, an interrupt arrives, or what it holds grows near the memory limit (captures,
+// time series and records grow as it runs, beyond what was estimated before it started). Both are looked for every
+// 2^14 events, the memory at most every 5 ms of wall time (a capture grows by a frame every few events). Returns
+// the wall time.
+double run_interruptible(Simulation& s, Progress& progress, RunEnd& end) {
+  end = RunEnd::kFinished;
   GracefulPhase graceful;
-  const double wall = s.run([&](const RunProgress& p) {
-    if (g_interrupts.load() > 0 && !partial) {
-      partial = true;
-      s.sim().request_stop();
+  const Scenario& sc = s.scenario();
+  const double ceiling = sc.memory_limit > 0 ? sc.memory_in_use + kMemoryStopShare * sc.memory_limit : 0;
+  auto last_look = std::chrono::steady_clock::now();
+  const auto memory_full = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    if (ceiling == 0 || now - last_look < std::chrono::milliseconds(5)) {
+      return false;
     }
-    if (progress.enabled()) {
-      progress(p);
-    }
-  });
+    last_look = now;
+    return resident_bytes() > ceiling;
+  };
+  const double wall = s.run(
+      [&](const RunProgress& p) {
+        if (end == RunEnd::kFinished) {
+          if (g_interrupts.load() > 0) {
+            end = RunEnd::kInterrupted;
+            s.sim().request_stop();
+          } else if (memory_full()) {
+            end = RunEnd::kMemory;
+            s.sim().request_stop();
+          }
+        }
+        if (progress.enabled()) {
+          progress(p);
+        }
+      },
+      1 << 14);
   return wall;
+}
+
+// Marks `info` partial when the run did not finish, and says so on stderr.
+void report_end(Simulation& s, RunEnd end, RunInfo& info) {
+  if (end == RunEnd::kFinished) {
+    return;
+  }
+  info.partial = true;
+  const double now_ms = s.sim().now().ps() / 1e9;
+  const Scenario& sc = s.scenario();
+  if (end == RunEnd::kInterrupted) {
+    info.partial_reason = "interrupt";
+    fmt::print(stderr, "rocesim: interrupted at {:.3f} ms of {:.3f} ms simulated: writing partial results\n", now_ms,
+               sc.top.stop.ps() / 1e9);
+  } else {
+    info.partial_reason = "memory limit";
+    fmt::print(stderr,
+               "rocesim: error: the run grew to {}, near the {} that {} leaves it, at {:.3f} ms "
+               "simulated: writing partial results; simulate less (an earlier stop, fewer captured hosts, a coarser "
+               "output.timeseries.interval, fewer iterations)\n",
+               size_text(resident_bytes()), size_text(sc.memory_limit), sc.memory_limit_source, now_ms);
+  }
+}
+
+// The exit status of a run that ended as `end`.
+int end_status(RunEnd end) {
+  switch (end) {
+    case RunEnd::kInterrupted:
+      return interrupted_status();
+    case RunEnd::kMemory:
+      return 1;
+    default:
+      return 0;
+  }
 }
 
 void print_warnings(const Simulation& s) {
@@ -354,12 +425,10 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
   prepare_output(rw, s);
   Progress progress(!quiet && isatty(STDERR_FILENO));
   RunInfo info;
-  info.wall_time_s = run_interruptible(s, progress, info.partial);
+  RunEnd end = RunEnd::kFinished;
+  info.wall_time_s = run_interruptible(s, progress, end);
   progress.done();
-  if (info.partial) {
-    fmt::print(stderr, "rocesim: interrupted at {:.3f} ms of {:.3f} ms simulated: writing partial results\n",
-               s.sim().now().ps() / 1e9, s.scenario().top.stop.ps() / 1e9);
-  }
+  report_end(s, end, info);
   // With faults, the same scenario again without them: which flows the fault slowed.
   std::unique_ptr<Simulation> baseline;
   const auto& events = s.scenario().events;
@@ -367,13 +436,12 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     Scenario sc = hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed);
     std::erase_if(sc.events, [](const FabricEvent& e) { return e.is_fault(); });
     baseline = std::make_unique<Simulation>(std::move(sc));
-    bool cut = false;
     Progress quiet_progress(false);
-    run_interruptible(*baseline, quiet_progress, cut);
-    if (cut) {  // an interrupt during the baseline: the run's results stand, without the victims it would give
-      info.partial = true;
+    run_interruptible(*baseline, quiet_progress, end);
+    if (end != RunEnd::kFinished) {  // the run's results stand, without the victims the baseline would give
       baseline.reset();
-      fmt::print(stderr, "rocesim: interrupted while running the fault-free baseline: no victims.csv\n");
+      report_end(s, end, info);
+      fmt::print(stderr, "rocesim: the fault-free baseline did not finish: no victims.csv\n");
     } else {
       info.baseline = &baseline->net();
     }
@@ -385,15 +453,15 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
                printable(!hpcc_config.empty() ? hpcc_config
                          : path.empty()       ? kDefaultScenarioName
                                               : path));
-    fmt::print("{}", summary_table(summary));
-    fmt::print("  results          {}/summary.json, flows.csv, ports.csv, nics.csv, fct_buckets.csv{}\n", out_dir,
-               extra);
+    fmt::print("{}", printable(summary_table(summary)));
+    fmt::print("  results          {}/summary.json, flows.csv, ports.csv, nics.csv, fct_buckets.csv{}\n",
+               printable(out_dir), printable(extra));
     std::error_code ec;
     const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     const std::string abs_out = std::filesystem::absolute(out_dir).lexically_normal().string();
     fmt::print("  plots            {} plot {}   (PNGs in {}/plots)\n", ec ? "rocesim" : exe.string(), abs_out, abs_out);
   }
-  return info.partial ? interrupted_status() : 0;
+  return end_status(end);
 }
 
 // An nccl-tests size as its programs read one (src/common.cu parsesize: K, M, G multiply by 1024), or a rocesim
@@ -410,8 +478,15 @@ int64_t nccl_size(const std::string& flag, const std::string& text) {
   if (used > 0 && v >= 0 && rest.size() <= 1) {
     const std::string suffixes = "KMGT";
     const size_t k = rest.empty() ? std::string::npos : suffixes.find(static_cast<char>(std::toupper(rest[0])));
-    if (rest.empty() || k != std::string::npos) {
-      return rest.empty() ? v : v << (10 * (k + 1));
+    if (rest.empty()) {
+      return v;
+    }
+    if (k != std::string::npos) {
+      const int shift = 10 * static_cast<int>(k + 1);
+      if (v > (std::numeric_limits<int64_t>::max() >> shift)) {
+        throw InputError("command line", 0, flag, "'" + text + "' is larger than any size rocesim carries");
+      }
+      return v << shift;
     }
   }
   try {
@@ -429,19 +504,59 @@ struct NcclTestsArgs {
   bool quiet = false;
 };
 
+// The nccl-tests run of `sets` (the sweep's workload, `workload`, first): an error in the sweep names the flag that
+// set the value, not the --set rocesim made of the flags.
+Simulation nccl_tests_simulation(const std::string& path, const std::vector<std::string>& sets,
+                                 std::optional<int64_t> seed, const std::string& workload) {
+  try {
+    return Simulation(load(path, sets, seed));
+  } catch (const InputError& e) {
+    if (e.file() != "--set " + workload) {
+      throw;
+    }
+    static const std::map<std::string, std::string> kFlags = {
+        {"workload.0.min_bytes", "-b"},   {"workload.0.max_bytes", "-e"},
+        {"workload.0.step_factor", "-f"}, {"workload.0.step_bytes", "-i"},
+        {"workload.0.iterations", "-n"},  {"workload.0.warmup", "-w"},
+        {"workload.0.op", "--op"},        {"workload.0.protocol.algorithm", "--algorithm"}};
+    const auto flag = kFlags.find(e.key());
+    if (flag != kFlags.end()) {
+      throw InputError("command line", 0, flag->second, e.problem());
+    }
+    // What the cluster lacks (no GPUs, a server too few): the scenario's.
+    throw InputError(path.empty() ? kDefaultScenarioName : path, 0, "nccl-tests", e.problem());
+  }
+}
+
 // nccl-tests on the scenario's cluster: its workloads replaced by one sweep of `op` over every GPU, the table
 // printed as nccl-tests prints it.
 int cmd_nccl_tests(const std::string& path, const NcclTestsArgs& a, const std::vector<std::string>& user_sets,
                    std::optional<int64_t> seed) {
+  const int64_t min = nccl_size("-b", a.min), max = nccl_size("-e", a.max), step = nccl_size("-i", a.step);
+  if (min < 1) {
+    throw InputError("command line", 0, "-b", "the smallest size must be at least 1 byte");
+  }
+  if (max < min) {
+    throw InputError("command line", 0, "-e", "the largest size must be at least -b (" + a.min + ")");
+  }
+  for (const std::string& set : user_sets) {
+    if (set.rfind("stop=", 0) == 0) {  // a stop would end the sweep with sizes unmeasured
+      throw InputError("--set " + set, 0, "stop", "nccl-tests runs every size to its end; use -e for fewer sizes");
+    }
+    if (set.rfind("workload", 0) == 0) {
+      throw InputError("--set " + set, 0, "workload",
+                       "nccl-tests replaces the scenario's workloads with its sweep; set it with its flags");
+    }
+  }
   std::string workload = fmt::format(
       "workload=[{{type: collective, op: {}, min_bytes: {}B, max_bytes: {}B, step_factor: {}, step_bytes: {}B, "
       "iterations: {}, warmup: {}{}}}]",
-      a.op, nccl_size("-b", a.min), nccl_size("-e", a.max), a.factor, nccl_size("-i", a.step), a.iterations, a.warmup,
+      a.op, min, max, a.factor, step, a.iterations, a.warmup,
       a.algorithm.empty() ? "" : ", protocol: {algorithm: " + a.algorithm + "}");
   // The run ends when the sweep does; the scenario's stop would cut a long sweep short.
   std::vector<std::string> sets = {workload, "stop=1000s"};
   sets.insert(sets.end(), user_sets.begin(), user_sets.end());
-  Simulation s(load(path, sets, seed));
+  Simulation s = nccl_tests_simulation(path, sets, seed, workload);
   print_warnings(s);
   std::unique_ptr<ResultWriter> rw;
   if (!a.out_dir.empty()) {
@@ -450,11 +565,12 @@ int cmd_nccl_tests(const std::string& path, const NcclTestsArgs& a, const std::v
   }
   RunInfo info;
   Progress progress(!a.quiet && isatty(STDERR_FILENO), true);
-  info.wall_time_s = run_interruptible(s, progress, info.partial);
+  RunEnd end = RunEnd::kFinished;
+  info.wall_time_s = run_interruptible(s, progress, end);
   progress.done();
+  report_end(s, end, info);
   if (info.partial) {
-    fmt::print(stderr, "rocesim: interrupted at {:.3f} ms simulated: the sizes not finished show '-'\n",
-               s.sim().now().ps() / 1e9);
+    fmt::print(stderr, "rocesim: the sizes not finished show '-'\n");
   }
   std::string table;
   for (const auto& [name, content] : report_files(s)) {
@@ -467,13 +583,24 @@ int cmd_nccl_tests(const std::string& path, const NcclTestsArgs& a, const std::v
     write_results(s, info, nullptr, *rw, a.out_dir, true, extra);
   }
   fmt::print("{}", table);
-  return info.partial ? interrupted_status() : 0;
+  return end_status(end);
 }
 
 // Writes one file whole (a temporary, renamed into place), with no interrupt cutting it short.
-void write_whole(const std::string& path, const std::string& text) {
+// `inputs`: the files the command read, which the output must not replace.
+void write_whole(const std::string& path, const std::string& text, const std::vector<std::string>& inputs = {}) {
   if (path.empty()) {
     throw InputError("-o", 0, "", "the output file is an empty name");
+  }
+  if (const auto why = result_name_error(std::filesystem::path(path).filename().string())) {
+    throw InputError(path, 0, "", *why);
+  }
+  const std::string target = write_target(path);
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(target, in, ec)) {
+      throw InputError(path, 0, "", "is an input of this command (" + in + "): choose another output file");
+    }
   }
   const auto dir = std::filesystem::path(path).parent_path();
   InterruptsHeld held;
@@ -501,7 +628,9 @@ int cmd_import_hpcc(const std::string& config, const std::string& out) {
     }
     // Check the result before writing it: an import that does not load is an error, not a file.
     checked = std::make_unique<Simulation>(parse_scenario(imp.yaml, out, dir.empty() ? "." : dir, {}));
-    write_whole(out, imp.yaml);
+    std::vector<std::string> inputs = checked->scenario().inputs;
+    inputs.push_back(config);
+    write_whole(out, imp.yaml, inputs);
   } catch (...) {
     std::error_code ec;
     if (!made.empty()) {
@@ -510,7 +639,7 @@ int cmd_import_hpcc(const std::string& config, const std::string& out) {
     throw;
   }
   const Simulation& check = *checked;
-  fmt::print("{}: written ({} hosts, {} switches, {} flows)\n", out, check.net().num_hosts(),
+  fmt::print("{}: written ({} hosts, {} switches, {} flows)\n", printable(out), check.net().num_hosts(),
              check.net().switches().size(), check.net().flows().size());
   return 0;
 }
@@ -541,15 +670,15 @@ int cmd_flows(const std::string& path, const std::string& out, const std::string
                           f.spec.priority, to_string(f.spec.op));
     }
   }
-  write_whole(out, text);
-  fmt::print("{}: {} flows\n", out, flows.size());
+  write_whole(out, text, s.scenario().inputs);
+  fmt::print("{}: {} flows\n", printable(out), flows.size());
   return 0;
 }
 
 int cmd_validate(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed) {
   Simulation s(load(path, sets, seed));
   print_warnings(s);
-  fmt::print("{}: valid ({} servers, {} NICs, {} switches, {} flows)\n", path, s.net().num_servers(),
+  fmt::print("{}: valid ({} servers, {} NICs, {} switches, {} flows)\n", printable(path), s.net().num_servers(),
              s.net().num_hosts(), s.net().switches().size(), s.net().flows().size());
   return 0;
 }
@@ -558,6 +687,13 @@ int cmd_validate(const std::string& path, const std::vector<std::string>& sets, 
 int cmd_check(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed, int failures,
               bool json, bool quiet) {
   const Scenario sc = load(path, sets, seed);
+  {
+    // The fabric as validate and run build it, and its events: check refuses what they refuse (hosts that cannot
+    // reach each other, an event on no NIC, link or switch), with their message.
+    Simulator sim(static_cast<uint64_t>(sc.top.seed));
+    const Network net(sim, sc.graph, sc.sw, sc.nic, *sc.cc, fabric_of(sc.top.fabric), sc.file);
+    net.check_events(sc.events, sc.file);
+  }
   CheckOptions o{failures, {}};
   const bool show = failures > 0 && !quiet && isatty(STDERR_FILENO);
   auto last = std::chrono::steady_clock::now();
@@ -588,9 +724,10 @@ int cmd_topology(const std::string& path, const std::vector<std::string>& sets, 
   const Scenario sc = load(path, sets, seed);
   Simulator sim(static_cast<uint64_t>(sc.top.seed));
   const Network net(sim, sc.graph, sc.sw, sc.nic, *sc.cc, fabric_of(sc.top.fabric), sc.file);
+  net.check_events(sc.events, sc.file);  // what validate and run refuse, with their message
   const nlohmann::json j = fabric_json(net, sc.sw);
   if (!ports_csv.empty()) {
-    write_whole(ports_csv, port_map_csv(net));
+    write_whole(ports_csv, port_map_csv(net), sc.inputs);
   }
   if (json) {
     fmt::print("{}\n", j.dump(2));
@@ -650,10 +787,12 @@ nlohmann::json run_report(const std::string& dir, const std::string& label) {
 // `rocesim report RUN1 RUN2 ... -o FILE`: the runs' reports overlaid in one page.
 int cmd_report(const std::vector<std::string>& dirs, const std::string& out, bool quiet) {
   std::vector<nlohmann::json> runs;
+  std::vector<std::string> inputs;
   for (const std::string& d : dirs) {
     runs.push_back(run_report(d, d));
+    inputs.push_back(d + "/summary.json");
   }
-  write_whole(out, report_html(runs));
+  write_whole(out, report_html(runs), inputs);
   if (!quiet) {
     fmt::print("rocesim report: {} runs in {}\n", runs.size(), out);
   }
@@ -667,8 +806,8 @@ int cmd_import_qos(const std::string& kind, const std::string& in, const std::st
   for (const auto& w : imp.warnings) {
     warn(w);
   }
-  write_whole(out, imp.yaml);
-  fmt::print("{}: written ({} warnings); paste its sections into a scenario\n", out, imp.warnings.size());
+  write_whole(out, imp.yaml, {in});
+  fmt::print("{}: written ({} warnings); paste its sections into a scenario\n", printable(out), imp.warnings.size());
   return 0;
 }
 
@@ -763,12 +902,12 @@ int sweep_task(const std::string& dir, int64_t task) {
                      fmt::format("the sweep in {} has runs 0 to {}", dir, m.runs.size() - 1));
   }
   const SweepRun& r = m.runs[static_cast<size_t>(task)];
-  // A manifest is a list of commands (docs/sweeps.md: treat a sweep folder as code); only rocesim runs are run.
-  if (r.argv.size() < 2 || r.argv[1] != "run" ||
-      std::filesystem::path(r.argv[0]).filename().string().rfind("rocesim", 0) != 0) {
-    throw InputError(
-        dir + "/manifest.json", 0, "runs." + std::to_string(task) + ".argv",
-        "not a rocesim run command: " + printable(r.argv[0]) + (r.argv.size() > 1 ? " " + printable(r.argv[1]) : ""));
+  // A manifest names commands, but only `run` is run, and by this program whatever argv[0] names: a sweep folder
+  // cannot make a task start another program.
+  if (r.argv.size() < 2 || r.argv[1] != "run") {
+    throw InputError(dir + "/manifest.json", 0, "runs." + std::to_string(task) + ".argv",
+                     "not a rocesim run command: " + printable(r.argv.empty() ? "" : r.argv[0]) +
+                         (r.argv.size() > 1 ? " " + printable(r.argv[1]) : ""));
   }
   if (run_state(dir, r) == RunState::kComplete) {
     fmt::print("rocesim sweep: run {} is already complete ({}/runs/{})\n", r.name, dir, r.name);
@@ -779,8 +918,8 @@ int sweep_task(const std::string& dir, int64_t task) {
     argv.push_back(const_cast<char*>(a.c_str()));
   }
   argv.push_back(nullptr);
-  execv(argv[0], argv.data());
-  fmt::print(stderr, "rocesim: failed: cannot run {}: {}\n", r.argv[0], std::strerror(errno));
+  execv("/proc/self/exe", argv.data());
+  fmt::print(stderr, "rocesim: failed: cannot run {}: {}\n", printable(r.argv[0]), std::strerror(errno));
   return 1;
 }
 
@@ -798,7 +937,7 @@ int cmd_sweep(const std::string& scenario, const std::vector<std::string>& sets,
   if (scenario.empty()) {
     throw InputError("command line", 0, "sweep", "give a scenario file (or --collect DIR, or --task I DIR)");
   }
-  if (printable(out_dir) != out_dir) {  // a newline would break commands.txt and sweep.slurm lines
+  if (!is_plain_text(out_dir)) {  // a newline would break commands.txt and sweep.slurm lines
     throw InputError("command line", 0, "-o", "the sweep folder's name has control bytes: " + printable(out_dir));
   }
   const bool show = !quiet && isatty(STDERR_FILENO);
@@ -909,8 +1048,8 @@ int cmd_params(const std::string& component, bool markdown) {
                d.unit.empty() ? "" : " [" + d.unit + "]");
   }
   if (!any) {
-    fmt::print(stderr, "rocesim: no parameters under '{}' (try: topology, switch, nic, workload)\n", component);
-    return 2;
+    throw InputError("command line", 0, "params",
+                     "no parameters under '" + component + "' (try: topology, switch, nic, workload)");
   }
   return 0;
 }
@@ -1066,7 +1205,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
+    std::ostringstream err;  // the parser quotes the command line: shown escaped
+    const int rc = app.exit(e, std::cout, err);
+    fmt::print(stderr, "{}", printable(err.str()));
     return rc == 0 ? 0 : 2;
   }
   end_with_sweep();

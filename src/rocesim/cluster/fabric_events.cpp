@@ -69,8 +69,9 @@ struct EventParams {
           .add(&EventParams::sw, "switch", "", "switch_down, switch_up: the switch; every link on it fails")
           .add(&EventParams::nic, "nic", "", "pause_storm, slow_receiver: the faulty NIC (host3, host3.nic1)")
           .add(&EventParams::priority, "priority", "3",
-               "pause_storm: the priority it pauses, refreshing its XOFF (65535 quanta) every half pause lifetime; "
-               "slow_receiver: the priority whose pause spread is reported (it pauses every lossless one)",
+               "pause_storm: the priority it pauses (a lossless one: switch.pfc.priorities), refreshing its XOFF "
+               "(65535 quanta) every half pause lifetime; slow_receiver: the priority whose pause spread is reported "
+               "(it pauses every lossless one)",
                in_range<int64_t>(0, 7), "priority")
           .add(&EventParams::until, "until", "0ns", "pause_storm, slow_receiver: when it stops (absent: never)",
                at_least(Time()))

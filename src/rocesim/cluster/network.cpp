@@ -749,15 +749,17 @@ void Network::check_one_subnet() const {
 Network::Conservation Network::conservation() const {
   Conservation c;
   for (const auto& n : nics_) {
-    c.sent += n->counters().data_sent + n->counters().ctrl_sent;
-    c.delivered += n->counters().data_rcvd + n->counters().ctrl_rcvd;
-    c.dropped += n->injected_drops() + n->counters().lost_link_down;
+    const NicCounters& k = n->counters();
+    c.sent += k.data_sent + k.ctrl_sent + k.tcp_sent;
+    c.delivered += k.data_rcvd + k.ctrl_rcvd + k.tcp_rcvd;
+    c.dropped += n->injected_drops() + k.lost_link_down + k.rx_dropped;
   }
   for (const auto& s : switches_) {
     c.dropped += s->drops_total();
   }
-  for (PacketKind k :
-       {PacketKind::kData, PacketKind::kAck, PacketKind::kNak, PacketKind::kCnp, PacketKind::kReadRequest}) {
+  // (TCP segments a kernel receiver's core has yet to process are still here: not yet delivered.)
+  for (PacketKind k : {PacketKind::kData, PacketKind::kAck, PacketKind::kNak, PacketKind::kCnp,
+                       PacketKind::kReadRequest, PacketKind::kTcp}) {
     c.in_network += pool_.live(k);
   }
   return c;
@@ -784,32 +786,104 @@ int Network::find_link(const std::string& target) const {
   return -1;
 }
 
+// The checks of schedule_events, run before anything is scheduled (and by `rocesim check` and `topology`, which
+// schedule nothing): every event names a NIC, link or switch that exists and changes something, in time order.
+void Network::check_events(const std::vector<FabricEvent>& events, const std::string& file) const {
+  for (const FabricEvent& e : events) {
+    if (!e.is_fault()) {
+      continue;
+    }
+    const auto nic = std::find_if(nics_.begin(), nics_.end(), [&](const auto& n) { return n->name() == e.target; });
+    if (nic == nics_.end()) {
+      throw InputError(file, e.line, e.target_key(),
+                       "'" + e.target + "' is not a NIC (NICs are named like " + nics_[0]->name() + ")");
+    }
+    if (e.kind == FabricEvent::Kind::kPauseStorm) {
+      // A port acts on PFC only for the priorities PFC is enabled on (IEEE 802.1Qbb 36.1.3.2): a storm on another
+      // would pause nothing in a real fabric.
+      if (!(lossless_ >> e.prio & 1u)) {
+        std::string enabled;
+        for (int c = 0; c < 8; ++c) {
+          if (lossless_ >> c & 1u) {
+            enabled += (enabled.empty() ? "" : ", ") + std::to_string(c);
+          }
+        }
+        throw InputError(file, e.line, e.key("priority"),
+                         "pause_storm on priority " + std::to_string(e.prio) +
+                             ", which is not lossless (switch.pfc.priorities: [" + enabled +
+                             "]): switches ignore PFC frames for priorities PFC is not enabled on (IEEE 802.1Qbb)");
+      }
+      continue;
+    }
+    const Nic& n = **nic;
+    if (const Bytes need = n.rx_buffer_needed(); nic_params_.rx_buffer < need) {
+      throw InputError(file, e.line, "nic.rx_buffer",
+                       to_string(nic_params_.rx_buffer) + " is too small for the slow receiver " + e.target + ": at " +
+                           to_string(n.link().rate) + " its PFC needs " + to_string(need) +
+                           " (headroom, XON gap and a frame; mlx5 port_buffer.c)");
+    }
+    if (e.rate >= n.link().rate) {
+      throw InputError(file, e.line, e.key("rate"),
+                       to_string(e.rate) + " is not below " + e.target + "'s link rate (" + to_string(n.link().rate) +
+                           "): the receiver would not be slow");
+    }
+  }
+  std::vector<const FabricEvent*> order;
+  for (const FabricEvent& e : events) {
+    if (!e.is_fault()) {
+      order.push_back(&e);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto* x, const auto* y) { return x->at < y->at; });
+  std::vector<char> link_admin_down(graph_.links.size(), 0), switch_down(switches_.size(), 0);
+  for (const FabricEvent* e : order) {
+    const std::string what = std::string(to_string(e->kind)) + " at " + to_string(e->at);
+    if (e->on_link()) {
+      const int l = find_link(e->target);
+      if (l < 0) {
+        throw InputError(file, e->line, e->target_key(),
+                         "'" + e->target + "' is not a link: name a switch port (" + switches_[0]->name() +
+                             ":0) or a NIC (" + nics_[0]->name() + ")");
+      }
+      if (link_admin_down[l] == static_cast<char>(!e->up())) {
+        throw InputError(file, e->line, e->target_key(),
+                         what + ": the link on '" + e->target + "' is " + (e->up() ? "up" : "down") + " already");
+      }
+      link_admin_down[l] = !e->up();
+    } else {
+      const int s = find_switch(e->target);
+      if (s < 0) {
+        throw InputError(file, e->line, e->target_key(), "'" + e->target + "' is not a switch");
+      }
+      if (switch_down[s] == static_cast<char>(!e->up())) {
+        throw InputError(file, e->line, e->target_key(),
+                         what + ": switch '" + e->target + "' is " + (e->up() ? "up" : "down") + " already");
+      }
+      switch_down[s] = !e->up();
+    }
+  }
+}
+
+int Network::find_switch(const std::string& name) const {
+  for (size_t i = 0; i < switches_.size(); ++i) {
+    if (switches_[i]->name() == name) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
 void Network::schedule_events(const std::vector<FabricEvent>& events, const RoutingParams& routing,
                               const std::string& file) {
+  check_events(events, file);
   for (const FabricEvent& e : events) {
     if (e.is_fault()) {
-      const auto nic = std::find_if(nics_.begin(), nics_.end(), [&](const auto& n) { return n->name() == e.target; });
-      if (nic == nics_.end()) {
-        throw InputError(file, e.line, e.target_key(),
-                         "'" + e.target + "' is not a NIC (NICs are named like " + nics_[0]->name() + ")");
-      }
+      Nic& nic = **std::find_if(nics_.begin(), nics_.end(), [&](const auto& n) { return n->name() == e.target; });
       if (e.kind == FabricEvent::Kind::kPauseStorm) {
-        (*nic)->schedule_pause_storm(e.at, e.until, e.prio);
-        continue;
+        nic.schedule_pause_storm(e.at, e.until, e.prio);
+      } else {
+        nic.schedule_slow_receiver(e.at, e.until, e.rate, lossless_);
       }
-      const Nic& n = **nic;
-      if (const Bytes need = n.rx_buffer_needed(); nic_params_.rx_buffer < need) {
-        throw InputError(file, e.line, "nic.rx_buffer",
-                         to_string(nic_params_.rx_buffer) + " is too small for the slow receiver " + e.target +
-                             ": at " + to_string(n.link().rate) + " its PFC needs " + to_string(need) +
-                             " (headroom, XON gap and a frame; mlx5 port_buffer.c)");
-      }
-      if (e.rate >= n.link().rate) {
-        throw InputError(file, e.line, e.key("rate"),
-                         to_string(e.rate) + " is not below " + e.target + "'s link rate (" + to_string(n.link().rate) +
-                             "): the receiver would not be slow");
-      }
-      (*nic)->schedule_slow_receiver(e.at, e.until, e.rate, lossless_);
     }
   }
   if (std::all_of(events.begin(), events.end(), [](const FabricEvent& e) { return e.is_fault(); })) {
@@ -844,33 +918,11 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
     jitter.push_back(sim_.rng("routing." + sw->name()));
   }
   TableSet tables;
-  for (const FabricEvent* e : order) {
-    const std::string what = std::string(to_string(e->kind)) + " at " + to_string(e->at);
+  for (const FabricEvent* e : order) {  // (check_events found every target)
     if (e->on_link()) {
-      const int l = find_link(e->target);
-      if (l < 0) {
-        throw InputError(file, e->line, e->target_key(),
-                         "'" + e->target + "' is not a link: name a switch port (" + switches_[0]->name() +
-                             ":0) or a NIC (" + nics_[0]->name() + ")");
-      }
-      if (link_admin_down[l] == static_cast<char>(!e->up())) {
-        throw InputError(file, e->line, e->target_key(),
-                         what + ": the link on '" + e->target + "' is " + (e->up() ? "up" : "down") + " already");
-      }
-      link_admin_down[l] = !e->up();
+      link_admin_down[find_link(e->target)] = !e->up();
     } else {
-      int s = -1;
-      for (size_t i = 0; i < switches_.size(); ++i) {
-        s = switches_[i]->name() == e->target ? static_cast<int>(i) : s;
-      }
-      if (s < 0) {
-        throw InputError(file, e->line, e->target_key(), "'" + e->target + "' is not a switch");
-      }
-      if (switch_down[s] == static_cast<char>(!e->up())) {
-        throw InputError(file, e->line, e->target_key(),
-                         what + ": switch '" + e->target + "' is " + (e->up() ? "up" : "down") + " already");
-      }
-      switch_down[s] = !e->up();
+      switch_down[find_switch(e->target)] = !e->up();
     }
     // The links whose state changes, at both ends.
     bool changed = false;

@@ -125,14 +125,17 @@ class Network {
                                                         const std::string& key,
                                                         std::vector<std::string>* names = nullptr) const;
 
-  // Schedules the scenario's fabric events (before the run): each link change at both ends of the link at its
-  // time, and each switch's new routes, computed now for the fabric as it will be, at the time its routing
-  // converges. Throws InputError for an event naming no link or switch, or one that changes nothing (a link_up
-  // of a link that is up).
   // Switches pick next hops as the HPCC ns-3 simulator does (routing.ecmp: hpcc-ns3; switch/ecmp.hpp), its
   // flows' destination port being `dport`. Before connections: their round trips follow the paths.
   void use_hpcc_ecmp(uint16_t dport);
+  // Schedules the scenario's fabric events (before the run): each link change at both ends of the link at its
+  // time, and each switch's new routes, computed now for the fabric as it will be, at the time its routing
+  // converges. Throws what check_events throws.
   void schedule_events(const std::vector<FabricEvent>& events, const RoutingParams& routing, const std::string& file);
+  // The InputErrors schedule_events throws, without scheduling: a fault of no NIC, a pause storm on a priority
+  // that is not lossless, a slow receiver not slower than its link, an event on no link or switch, or one that
+  // changes nothing.
+  void check_events(const std::vector<FabricEvent>& events, const std::string& file) const;
 
   // Packet conservation: every packet sent is delivered, dropped, or still queued or in flight.
   struct Conservation {
@@ -148,6 +151,8 @@ class Network {
   std::vector<RouteTable> route_tables(const std::vector<char>& up, const std::string* file) const;
   // The link (graph index) a target names: "switch:port" or a NIC's name; -1 if none.
   int find_link(const std::string& target) const;
+  // The switch (index) named `name`; -1 if none.
+  int find_switch(const std::string& name) const;
   Time round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes first_wire) const;
 
   Simulator& sim_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "rocesim/cluster/network.hpp"
+#include "rocesim/core/text.hpp"
 
 namespace rocesim {
 
@@ -54,14 +55,15 @@ std::vector<std::pair<std::string, std::string>> CollectiveReport::files() const
     }
     const double us = (t[i].end - t[i].start).sec_f() * 1e6;
     const double algbw = static_cast<double>(c.bytes.count()) / 1e3 / us;
-    csv += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n", workload_, i, to_string(c.op),
+    csv += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n", csv_field(workload_), i, to_string(c.op),
                        c.bytes.count(), ranks_, t[i].start.ps() / 1e3, t[i].end.ps() / 1e3, us, algbw,
                        algbw * busbw_factor(c.op, ranks_));
   }
   std::string servers = "workload,server,cpu_busy_ns,host_memory_bytes,nvlink_bytes,pcie_gpu_bytes\n";
   for (const ServerUse& u : server_use(*g_, net_)) {
-    servers += fmt::format("{},{},{:.3f},{:.0f},{:.0f},{:.0f}\n", workload_, net_.server(u.server).name(),
-                           u.cpu.ps() / 1e3, u.host_memory_bytes, u.nvlink_bytes, u.pcie_bytes);
+    servers += fmt::format("{},{},{:.3f},{:.0f},{:.0f},{:.0f}\n", csv_field(workload_),
+                           csv_field(net_.server(u.server).name()), u.cpu.ps() / 1e3, u.host_memory_bytes,
+                           u.nvlink_bytes, u.pcie_bytes);
   }
   std::vector<std::pair<std::string, std::string>> out = {{"collectives.csv", csv}, {"servers.csv", servers}};
   if (table_) {

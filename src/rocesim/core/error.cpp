@@ -54,6 +54,11 @@ size_t invalid_utf8(const std::string& s) {
   return std::string::npos;
 }
 
+bool is_plain_text(const std::string& s) {
+  return invalid_utf8(s) == std::string::npos &&
+         std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
+}
+
 std::string printable(const std::string& s) {
   const auto* b = reinterpret_cast<const unsigned char*>(s.data());
   std::string out;

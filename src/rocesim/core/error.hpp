@@ -13,6 +13,9 @@ namespace rocesim {
 std::string printable(const std::string& s);
 // The offset of the first byte of `s` that is not part of valid UTF-8 (RFC 3629), or npos.
 size_t invalid_utf8(const std::string& s);
+// Whether `s` is one line of UTF-8 text: no byte that is not valid UTF-8, no control byte (tabs and line breaks
+// included), no DEL. Names that reach file names, CSV fields and terminals must be.
+bool is_plain_text(const std::string& s);
 
 class InputError : public std::runtime_error {
  public:

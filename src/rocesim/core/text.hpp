@@ -6,6 +6,7 @@
 
 #include <istream>
 #include <string>
+#include <vector>
 
 namespace rocesim {
 
@@ -31,6 +32,42 @@ inline std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
   const auto e = s.find_last_not_of(" \t\r");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// A CSV field as RFC 4180 writes it: in double quotes, its quotes doubled, when it holds a comma, a quote or a
+// line break (a node name from a topology file may).
+inline std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) {
+    return s;
+  }
+  std::string out = "\"";
+  for (char c : s) {
+    out += c;
+    if (c == '"') {
+      out += '"';
+    }
+  }
+  return out + "\"";
+}
+
+// One CSV record of one line split into its fields, quotes as csv_field writes them undone.
+inline std::vector<std::string> csv_split(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      fields.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
 }
 
 inline std::string size_text(double bytes) {

@@ -76,8 +76,8 @@ std::optional<std::string> result_name_error(const std::string& name) {
   if (name.size() > kMaxResultName) {
     return fmt::format("a file name of {} bytes; at most {}", name.size(), kMaxResultName);
   }
-  if (printable(name) != name) {
-    return "a file name with control bytes or bytes that are not UTF-8";
+  if (!is_plain_text(name)) {
+    return "a file name with control bytes (tabs and line breaks included) or bytes that are not UTF-8";
   }
   if (name == ResultWriter::kLockFile) {
     return "the name of rocesim's lock file";

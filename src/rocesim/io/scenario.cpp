@@ -106,10 +106,27 @@ void apply_override(YAML::Node& root, const std::string& assignment, const std::
 }
 
 InputError attribute_to_override(const InputError& e, const std::vector<std::string>& overrides) {
+  // The most specific --set that covers the key: with `nic.cc=hpcc` and `nic.cc.eta=0`, an error in nic.cc.eta is
+  // the second's. Of two equal keys the later is the value parsed.
+  const std::string* best = nullptr;
+  size_t best_length = 0;
   for (const auto& o : overrides) {
     const std::string key = o.substr(0, o.find('='));
-    if (e.key() == key || e.key().rfind(key + ".", 0) == 0) {
-      return InputError("--set " + o, 0, e.key(), e.problem());
+    if ((e.key() == key || e.key().rfind(key + ".", 0) == 0) && (best == nullptr || key.size() >= best_length)) {
+      best = &o;
+      best_length = key.size();
+    }
+  }
+  if (best != nullptr) {
+    return InputError("--set " + *best, 0, e.key(), e.problem());
+  }
+  // A key with no line in the file that a --set's path passes through was made by that --set (`--set a.b.c=1`
+  // creates the unknown key `a`).
+  if (e.line() <= 0 && !e.key().empty()) {
+    for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
+      if (o->substr(0, o->find('=')).rfind(e.key() + ".", 0) == 0) {
+        return InputError("--set " + *o, 0, e.key(), e.problem());
+      }
     }
   }
   return e;
@@ -387,9 +404,10 @@ void check_memory(const Scenario& sc, size_t flows, const std::string& key, int 
   if (sc.memory_limit > 0 && need > sc.memory_limit) {
     throw InputError(
         sc.file, line, key,
-        fmt::format("the run would need about {:.1f} GB ({} nodes, {} links, {} flows), above the memory "
-                    "limit of {:.1f} GB (ROCESIM_MEMORY_LIMIT, or the machine's memory): simulate less",
-                    need / 1e9, sc.graph.nodes.size(), sc.graph.links.size(), flows, sc.memory_limit / 1e9));
+        fmt::format("the run would need about {:.1f} GB ({} nodes, {} links, {} flows), above the {:.1f} GB that "
+                    "{} leaves it: simulate less",
+                    need / 1e9, sc.graph.nodes.size(), sc.graph.links.size(), flows, sc.memory_limit / 1e9,
+                    sc.memory_limit_source));
   }
 }
 
@@ -575,10 +593,10 @@ void Simulation::build() {
   }
 }
 
-double Simulation::run(const std::function<void(const RunProgress&)>& progress) {
+double Simulation::run(const std::function<void(const RunProgress&)>& progress, uint64_t progress_every) {
   const auto t0 = std::chrono::steady_clock::now();
   if (sim_.held() > 0) {
-    sim_.run(sc_.top.stop, progress);
+    sim_.run(sc_.top.stop, progress, progress_every);
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

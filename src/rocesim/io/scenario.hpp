@@ -61,8 +61,10 @@ struct Scenario {
   ServerParams server;
   std::optional<PresetUse> server_preset;
   // The memory the run may take (0: no limit): a scenario estimated to need more is refused before it is built
-  // (Simulation; the CLI sets it from ROCESIM_MEMORY_LIMIT or the machine's memory).
+  // (Simulation; the CLI sets it from ROCESIM_MEMORY_LIMIT or machine_memory_limit()), and what set it.
   double memory_limit = 0;
+  std::string memory_limit_source = "the memory limit";
+  double memory_in_use = 0;  // what the process held when the limit was read
 };
 
 // The link layer a `fabric` value names.
@@ -113,7 +115,7 @@ class Simulation {
   // summary.json lists them.
   const std::vector<std::string>& warnings() const { return warnings_; }
   // Runs to the stop time or until every flow has finished. Returns the wall time in seconds.
-  double run(const std::function<void(const RunProgress&)>& progress = {});
+  double run(const std::function<void(const RunProgress&)>& progress = {}, uint64_t progress_every = 1 << 18);
 
  private:
   void build();

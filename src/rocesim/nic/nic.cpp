@@ -410,8 +410,10 @@ Time Nic::drain_time(const Packet& p) const {
 
 void Nic::buffer_frame(Packet* p) {
   const bool was_empty = rx_.empty();
-  if (!rx_.push(p, rx_lossless_ >> p->priority & 1u)) {
+  const bool lossless = rx_lossless_ >> p->priority & 1u;
+  if (!rx_.push(p, lossless)) {
     ++cnt_.rx_dropped;
+    cnt_.rx_dropped_lossless += lossless;
     pool_.release(p);
     return;
   }
@@ -957,6 +959,7 @@ bool Nic::send_tcp(uint8_t paused) {
     return false;
   }
   tcp_turn_ = false;
+  ++cnt_.tcp_sent;
   cnt_.tx_bytes += s->frame;
   busy_until_ = transmit(0, tx_, tx_.tx_time(s->wire_bytes(), link_), s);
   wake_after_send();

@@ -89,7 +89,12 @@ struct NicCounters {
   int64_t resume_sent = 0;     // PFC frames sent that only resume
   int64_t rx_buffer_max = 0;   // deepest receive buffer use seen, frame bytes (only a slow receiver buffers)
   int64_t rx_dropped = 0;      // frames the receive buffer had no room for
-  Time post_cpu;               // host CPU time spent posting RDMA work requests
+  // Of rx_dropped, those on priorities of switch.pfc.priorities.
+  int64_t rx_dropped_lossless = 0;
+  // TCP segments (kernel TCP and iWARP, pure ACKs included) sent, and taken in by the stack (a kernel receiver's
+  // once its core has processed them).
+  int64_t tcp_sent = 0, tcp_rcvd = 0;
+  Time post_cpu;  // host CPU time spent posting RDMA work requests
 };
 
 // Fields of an ACK or NAK beyond the addressing (see Nic::send_ctrl).

@@ -27,11 +27,12 @@ const Schema<TcpParams>& TcpParams::schema() {
         .add(&TcpParams::ack_every, "ack_every", "2",
              "the receiver acknowledges every this many segments (RFC 5681 4.2)", in_range<int64_t>(1, 64), "segments")
         .add(&TcpParams::rcvbuf, "rcvbuf", "6291456B",
-             "receive buffer: bytes in flight never exceed it (Linux net.ipv4.tcp_rmem maximum)", at_least(Bytes(1)))
-        .add(
-            &TcpParams::sndbuf, "sndbuf", "4194304B",
-            "send buffer: the sender copies at most this far ahead of what is acknowledged (net.ipv4.tcp_wmem maximum)",
-            at_least(Bytes(1)))
+             "receive buffer: bytes in flight never exceed it (Linux net.ipv4.tcp_rmem maximum); at least tcp.mss",
+             at_least(Bytes(1)))
+        .add(&TcpParams::sndbuf, "sndbuf", "4194304B",
+             "send buffer: the sender copies at most this far ahead of what is acknowledged (net.ipv4.tcp_wmem "
+             "maximum); at least tcp.mss",
+             at_least(Bytes(1)))
         .add(&TcpParams::ecn, "ecn", "auto",
              "segments ECN-capable: auto (when tcp.cc needs marks: dctcp), on, off; the receiver echoes each "
              "segment's mark (RFC 8257 3.2)",
@@ -65,6 +66,15 @@ const Schema<TcpParams>& TcpParams::schema() {
         .validate([](const TcpParams& p) -> std::optional<std::pair<std::string, std::string>> {
           if (p.rto_max < p.rto_min) {
             return std::make_pair("rto_max", "must be at least rto_min");
+          }
+          // A full segment (tcp.mss of payload) must fit the receive window, or the sender never sends one and
+          // the connection stalls; the send buffer likewise holds at least one.
+          for (const auto& [key, buf] : {std::pair{"rcvbuf", p.rcvbuf}, std::pair{"sndbuf", p.sndbuf}}) {
+            if (buf < Bytes(p.mss)) {
+              return std::make_pair(std::string(key), std::to_string(buf.count()) + " bytes" +
+                                                          " is below one segment (tcp.mss: " + std::to_string(p.mss) +
+                                                          " payload bytes): a full segment would never fit it");
+            }
           }
           return std::nullopt;
         });
@@ -556,6 +566,7 @@ void TcpStack::on_ack(Packet* p) {
 
 void TcpStack::receive(Packet* p) {
   if (p->payload == 0) {
+    ++nic_.cnt_.tcp_rcvd;
     on_ack(p);
     nic_.pool_.release(p);
     return;
@@ -572,6 +583,7 @@ void TcpStack::receive(Packet* p) {
 }
 
 void TcpStack::on_processed(Packet* p) {
+  ++nic_.cnt_.tcp_rcvd;
   on_data(recv_[p->qpn], p->qpn, p);
   nic_.pool_.release(p);
 }
@@ -665,6 +677,7 @@ void TcpStack::send_ack(Recv& r) {
   }
   a->frame = static_cast<uint16_t>(wire::tcp_frame(0, blocks));
   r.unacked = 0;
+  ++nic_.cnt_.tcp_sent;
   nic_.queue_ctrl(a);
 }
 

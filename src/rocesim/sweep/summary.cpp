@@ -30,17 +30,6 @@ const SummaryColumn kSweepColumns[] = {
 };
 const size_t kSweepColumnCount = std::size(kSweepColumns);
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) {
-    return s;
-  }
-  std::string out = "\"";
-  for (char c : s) {
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  }
-  return out + "\"";
-}
-
 namespace {
 
 std::string cell(const nlohmann::json& j, const char* pointer) {

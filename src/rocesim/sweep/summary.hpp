@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "rocesim/core/text.hpp"
 #include "rocesim/sweep/manifest.hpp"
 
 namespace rocesim {
@@ -30,8 +31,5 @@ std::string sweep_summary_csv(const Manifest& m, const std::string& sweep_dir,
 // `rocesim compare`: the key results (kSweepColumns) of runs, named, side by side, with each run's ratio to the
 // first where both are numbers. `runs`: (name, summary.json).
 std::string compare_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs);
-
-// A CSV field: quoted when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& s);
 
 }  // namespace rocesim

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "rocesim/core/error.hpp"
 #include "rocesim/core/text.hpp"
 #include "rocesim/topology/topology.hpp"
 
@@ -26,6 +27,15 @@ struct FileTopoParams {
 }  // namespace
 
 namespace {
+// Node names reach every output (CSV fields, JSON strings, the terminal): one line of UTF-8 text. Commas and quotes
+// are allowed (CSV writers quote them).
+std::string name_error(const std::string& name) {
+  if (is_plain_text(name)) {
+    return "";
+  }
+  return "node name '" + printable(name) + "' holds a control byte or bytes that are not UTF-8";
+}
+
 TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir) {
   const FileTopoParams p = FileTopoParams::schema().parse(n, ctx, "topology");
   InputFile file = open_input(p.path, base_dir, ctx, n["path"], "topology.path");
@@ -46,6 +56,9 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
       std::string name;
       if (!(ss >> name)) {
         throw InputError(f, lineno, kw, "missing node name");
+      }
+      if (const std::string why = name_error(name); !why.empty()) {
+        throw InputError(f, lineno, kw, why);
       }
       if (ids.count(name)) {
         throw InputError(f, lineno, kw, "node '" + name + "' is declared twice");

@@ -100,7 +100,7 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
                                  op == CollOp::kAllToAll ? "send/receive pairs" : "rings"));
   }
   std::vector<Bytes> sizes = p.sizes;
-  if (p.min_bytes.count() > 0 || p.max_bytes.count() > 0) {
+  if (n["min_bytes"] || n["max_bytes"]) {  // a sweep, even of 0 B (which sweep_sizes refuses)
     if (n["sizes"]) {
       throw InputError(ctx.file, line_of(n["sizes"]), path + ".sizes", "give sizes or a sweep (min_bytes), not both");
     }

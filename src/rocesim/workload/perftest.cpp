@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "rocesim/cluster/network.hpp"
+#include "rocesim/core/text.hpp"
 #include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
@@ -257,6 +258,7 @@ class PerftestReport final : public WorkloadReport {
       : test_(std::move(test)), kind_(kind), pairs_(std::move(pairs)), qps_(qps), depth_(depth) {
     for (const Pair& p : pairs_) {
       names_.push_back({net.nics()[p.client]->name(), net.nics()[p.server]->name()});
+      csv_names_.push_back({csv_field(names_.back().first), csv_field(names_.back().second)});
     }
   }
   std::vector<std::pair<std::string, std::string>> files() const override {
@@ -280,15 +282,16 @@ class PerftestReport final : public WorkloadReport {
         if (kind_ == Kind::kBw) {
           txt += fmt::format(" {:<7}    {:<10}       {:<7.2f}            {:<7.2f}\t\t     {:<7.6f}\n", r.bytes,
                              r.iterations, r.bw_peak, r.bw_avg, r.msg_rate);
-          csv += fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.6f},,,,,,,\n", test_, cn, sn, r.bytes, r.iterations,
-                             r.bw_peak, r.bw_avg, r.msg_rate);
+          csv += fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.6f},,,,,,,\n", test_, csv_names_[i].first,
+                             csv_names_[i].second, r.bytes, r.iterations, r.bw_peak, r.bw_avg, r.msg_rate);
         } else {
           txt += fmt::format(
               " {:<7} {}          {:<7.2f}        {:<7.2f}      {:<7.2f}  \t       {:<7.2f}     \t{:<7.2f}\t\t{:<7.2f} "
               "\t\t{:<7.2f}\n",
               r.bytes, r.iterations, r.t_min, r.t_max, r.t_typical, r.t_avg, r.t_stdev, r.p99, r.p999);
-          csv += fmt::format("{},{},{},{},{},,,,{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n", test_, cn, sn,
-                             r.bytes, r.iterations, r.t_min, r.t_max, r.t_typical, r.t_avg, r.t_stdev, r.p99, r.p999);
+          csv += fmt::format("{},{},{},{},{},,,,{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n", test_,
+                             csv_names_[i].first, csv_names_[i].second, r.bytes, r.iterations, r.t_min, r.t_max,
+                             r.t_typical, r.t_avg, r.t_stdev, r.p99, r.p999);
         }
       }
       if (const auto f = pairs_[i].app->failure()) {
@@ -327,7 +330,8 @@ class PerftestReport final : public WorkloadReport {
   std::string test_;
   Kind kind_;
   std::vector<Pair> pairs_;
-  std::vector<std::pair<std::string, std::string>> names_;
+  std::vector<std::pair<std::string, std::string>> names_;      // (client, server) per pair
+  std::vector<std::pair<std::string, std::string>> csv_names_;  // the same as CSV fields
   int64_t qps_, depth_;
 };
 
