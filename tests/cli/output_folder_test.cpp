@@ -100,6 +100,7 @@ TEST_F(OutputFolder, CommandsThatWriteOneFileNeverReplaceTheirOwnInput) {
   for (const std::string& cmd :
        {"flows " + scenario() + " -o " + scenario(), "topology " + scenario() + " --ports-csv " + scenario(),
         "import mlnx-qos " + nic.string() + " -o " + nic.string(),
+        "import mlnx-qos " + nic.string() + " -o " + (dir_ / "not-yet" / ".." / "nic.qos").string(),
         "import hpcc " + (dir_ / "hpcc" / "config.txt").string() + " -o " + (dir_ / "hpcc" / "config.txt").string()}) {
     const Result r = sh(cmd);
     EXPECT_EQ(r.status, 2) << cmd << "\n" << r.out;

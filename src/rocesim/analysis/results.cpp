@@ -455,8 +455,8 @@ std::string summary_table(const nlohmann::json& s) {
   t += fmt::format("  simulated        {:.3f} ms in {:.2f} s wall ({} events){}\n",
                    s["sim_time_ns"].get<double>() / 1e6, s["wall_time_s"].get<double>(), num(s["events"]),
                    s.contains("partial") ? ": cut short by " + s.value("partial_reason", std::string("an interrupt")) +
-                                                    ", results are partial"
-                                              : "");
+                                               ", results are partial"
+                                         : "");
   if (s.contains("switch_preset")) {
     const size_t over = s["switch_preset"]["overridden"].size();
     t += fmt::format(

@@ -597,8 +597,11 @@ void write_whole(const std::string& path, const std::string& text, const std::ve
   }
   const std::string target = write_target(path);
   for (const std::string& in : inputs) {
-    std::error_code ec;
-    if (std::filesystem::equivalent(target, in, ec)) {
+    // Compared as paths too: `-o missing/../input` names the input although `missing` does not exist yet.
+    std::error_code ec, ec_target, ec_in;
+    if (std::filesystem::equivalent(target, in, ec) ||
+        std::filesystem::weakly_canonical(std::filesystem::absolute(target), ec_target) ==
+            std::filesystem::weakly_canonical(std::filesystem::absolute(in), ec_in)) {
       throw InputError(path, 0, "", "is an input of this command (" + in + "): choose another output file");
     }
   }
@@ -686,14 +689,10 @@ int cmd_validate(const std::string& path, const std::vector<std::string>& sets, 
 // Exit status 0: clean; 1: cycles or findings (2, bad input, comes from main).
 int cmd_check(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed, int failures,
               bool json, bool quiet) {
-  const Scenario sc = load(path, sets, seed);
-  {
-    // The fabric as validate and run build it, and its events: check refuses what they refuse (hosts that cannot
-    // reach each other, an event on no NIC, link or switch), with their message.
-    Simulator sim(static_cast<uint64_t>(sc.top.seed));
-    const Network net(sim, sc.graph, sc.sw, sc.nic, *sc.cc, fabric_of(sc.top.fabric), sc.file);
-    net.check_events(sc.events, sc.file);
-  }
+  // The scenario as validate and run build it: check refuses what they refuse (hosts that cannot reach each other,
+  // an event on no NIC, link or switch, a capture of no port, ...), with their message.
+  const Simulation s(load(path, sets, seed));
+  const Scenario& sc = s.scenario();
   CheckOptions o{failures, {}};
   const bool show = failures > 0 && !quiet && isatty(STDERR_FILENO);
   auto last = std::chrono::steady_clock::now();
@@ -721,10 +720,10 @@ int cmd_check(const std::string& path, const std::vector<std::string>& sets, std
 // The fabric a scenario builds, without running it; `ports_csv` (if given) gets the port map.
 int cmd_topology(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed, bool json,
                  const std::string& ports_csv) {
-  const Scenario sc = load(path, sets, seed);
-  Simulator sim(static_cast<uint64_t>(sc.top.seed));
-  const Network net(sim, sc.graph, sc.sw, sc.nic, *sc.cc, fabric_of(sc.top.fabric), sc.file);
-  net.check_events(sc.events, sc.file);  // what validate and run refuse, with their message
+  // The scenario as validate and run build it: topology refuses what they refuse, with their message.
+  const Simulation s(load(path, sets, seed));
+  const Scenario& sc = s.scenario();
+  const Network& net = s.net();
   const nlohmann::json j = fabric_json(net, sc.sw);
   if (!ports_csv.empty()) {
     write_whole(ports_csv, port_map_csv(net), sc.inputs);
