@@ -175,7 +175,9 @@ TEST(Cli, AnInterruptWritesPartialResultsAndASecondLeavesAtOnce) {
   // The first interrupt: the run ends at the time reached and writes everything, marked partial.
   const auto out = d / "out";
   pid_t pid = start_run(d / "long.yaml", out);
-  sleep(1);
+  // Once it catches signals (a sanitized build on a busy machine takes a while), it is into the run in moments.
+  ASSERT_TRUE(rocesim::test::wait_until_catching(pid, SIGTERM));
+  usleep(500'000);
   kill(pid, SIGTERM);
   EXPECT_EQ(wait_exit(pid), 128 + SIGTERM);  // results written, but not a finished run: `run && analyse` stops
   const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
@@ -187,7 +189,8 @@ TEST(Cli, AnInterruptWritesPartialResultsAndASecondLeavesAtOnce) {
   // A second one (two signals: the same one twice may arrive as one): out at once, no results, no temporary file.
   const auto out2 = d / "out2";
   pid = start_run(d / "long.yaml", out2);
-  sleep(1);
+  ASSERT_TRUE(rocesim::test::wait_until_catching(pid, SIGTERM));
+  usleep(500'000);
   kill(pid, SIGTERM);
   kill(pid, SIGINT);
   const int status = wait_exit(pid);

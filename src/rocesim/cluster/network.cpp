@@ -786,6 +786,22 @@ int Network::find_link(const std::string& target) const {
   return -1;
 }
 
+namespace {
+
+// The events that change the fabric (not NIC faults), earliest first; events at one time in the order given.
+std::vector<const FabricEvent*> fabric_changes_in_time_order(const std::vector<FabricEvent>& events) {
+  std::vector<const FabricEvent*> order;
+  for (const FabricEvent& e : events) {
+    if (!e.is_fault()) {
+      order.push_back(&e);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto* x, const auto* y) { return x->at < y->at; });
+  return order;
+}
+
+}  // namespace
+
 // The checks of schedule_events, run before anything is scheduled (and by `rocesim check` and `topology`, which
 // schedule nothing): every event names a NIC, link or switch that exists and changes something, in time order.
 void Network::check_events(const std::vector<FabricEvent>& events, const std::string& file) const {
@@ -828,13 +844,7 @@ void Network::check_events(const std::vector<FabricEvent>& events, const std::st
                            "): the receiver would not be slow");
     }
   }
-  std::vector<const FabricEvent*> order;
-  for (const FabricEvent& e : events) {
-    if (!e.is_fault()) {
-      order.push_back(&e);
-    }
-  }
-  std::stable_sort(order.begin(), order.end(), [](const auto* x, const auto* y) { return x->at < y->at; });
+  const std::vector<const FabricEvent*> order = fabric_changes_in_time_order(events);
   std::vector<char> link_admin_down(graph_.links.size(), 0), switch_down(switches_.size(), 0);
   for (const FabricEvent* e : order) {
     const std::string what = std::string(to_string(e->kind)) + " at " + to_string(e->at);
@@ -904,13 +914,7 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
   for (auto& nic : nics_) {
     nic->enable_faults({{in_delay(nic->link()), nic->link().rate}});
   }
-  std::vector<const FabricEvent*> order;
-  for (const FabricEvent& e : events) {
-    if (!e.is_fault()) {
-      order.push_back(&e);
-    }
-  }
-  std::stable_sort(order.begin(), order.end(), [](const auto* x, const auto* y) { return x->at < y->at; });
+  const std::vector<const FabricEvent*> order = fabric_changes_in_time_order(events);
   std::vector<char> link_admin_down(graph_.links.size(), 0), switch_down(switches_.size(), 0);
   std::vector<char> up(graph_.links.size(), 1);
   std::vector<Rng> jitter;

@@ -111,7 +111,7 @@ ResultWriter::~ResultWriter() {
   }
 }
 
-void ResultWriter::prepare(const std::vector<std::string>& names, const std::vector<std::string>& inputs) {
+void ResultWriter::make_folder() const {
   if (dir_.empty()) {
     throw InputError("-o", 0, "", "the output folder is an empty name");
   }
@@ -120,6 +120,11 @@ void ResultWriter::prepare(const std::vector<std::string>& names, const std::vec
   if (ec || !fs::is_directory(dir_)) {
     throw InputError(dir_, 0, "", "cannot be the output folder: " + (ec ? ec.message() : "it is not a folder"));
   }
+}
+
+void ResultWriter::prepare(const std::vector<std::string>& names, const std::vector<std::string>& inputs) {
+  make_folder();
+  std::error_code ec;
   lock_fd_ = open(path(kLockFile).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) {
     throw InputError(dir_, 0, "", "cannot write in the output folder" + errno_text());
@@ -167,14 +172,8 @@ void ResultWriter::prepare(const std::vector<std::string>& names, const std::vec
 }
 
 void ResultWriter::stage(const std::string& name, const std::string& content) {
-  if (dir_.empty()) {
-    throw InputError("-o", 0, "", "the output folder is an empty name");
-  }
+  make_folder();
   std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec || !fs::is_directory(dir_)) {
-    throw InputError(dir_, 0, "", "cannot be the output folder: " + (ec ? ec.message() : "it is not a folder"));
-  }
   const std::string final_path = write_target(path(name));
   check_writable_path(final_path);
   const fs::path f(final_path);

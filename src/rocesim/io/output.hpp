@@ -50,6 +50,8 @@ class ResultWriter {
   std::vector<std::string> previous_outputs() const;
 
  private:
+  // Makes the output folder if missing; throws InputError when it cannot be one.
+  void make_folder() const;
   std::string dir_;
   struct Staged {
     std::string name, tmp, target;  // the result's name, its temporary, where it goes (links followed)
