@@ -209,7 +209,8 @@ TEST(Cli, AnInterruptWritesPartialResultsAndASecondLeavesAtOnce) {
 TEST(Cli, ARunThatGrowsNearItsMemoryLimitStopsThereWithPartialResultsAndStatus1) {
   const auto d = tmpdir("memory_stop");
   // One 100 GB write captured at both ends: about 4 KB of capture per frame, so the capture alone passes 80 % of
-  // 64 MB within the first 15,000 frames (under 1 ms at 100 Gb/s), long before the write ends.
+  // 64 MB within the first 15,000 frames (under 1 ms at 100 Gb/s); it is seen within 2^16 events, long before the
+  // write ends.
   std::ofstream(d / "cap.yaml") << "stop: 10s\ntopology: {type: star, hosts: 2}\ncapture: {hosts: [0, 1]}\n"
                                    "workload: [{type: incast, receiver: 0, senders: 1, size: 100GB}]\n";
   const Result r = rocesim::test::shell("ROCESIM_MEMORY_LIMIT=64MB " + std::string(ROCESIM_BINARY) + " run " +

@@ -214,7 +214,7 @@ constexpr double kMemoryStopShare = 0.8;
 
 // Runs the simulation until it ends, an interrupt arrives, or what it holds grows near the memory limit (captures,
 // time series and records grow as it runs, beyond what was estimated before it started). Both are looked for every
-// 2^14 events, the memory at most every 5 ms of wall time (a capture grows by a frame every few events). Returns
+// 2^16 events, the memory at most every 5 ms of wall time (a capture grows by a frame every few events). Returns
 // the wall time.
 double run_interruptible(Simulation& s, Progress& progress, RunEnd& end) {
   end = RunEnd::kFinished;
@@ -245,7 +245,7 @@ double run_interruptible(Simulation& s, Progress& progress, RunEnd& end) {
           progress(p);
         }
       },
-      1 << 14);
+      1 << 16);
   return wall;
 }
 
