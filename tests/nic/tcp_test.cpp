@@ -277,16 +277,18 @@ TEST(TcpCapture, TsharkDecodesSegmentsAndSackBlocksWithValidChecksums) {
   std::remove(file.c_str());
 }
 
+// The message a scenario's load gives ("" if it loads).
+std::string error_of(const std::string& yaml) {
+  try {
+    Simulation s(parse_scenario(yaml, "t.yaml", ".", {}));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST(TransportInput, UnknownTransportsApplicationWorkloadsAndReadsAreErrorsNamingTheKey) {
   const std::string base = std::string(kPair) + "workload:\n  - type: poisson\n    transport: ";
-  const auto error_of = [](const std::string& yaml) -> std::string {
-    try {
-      Simulation s(parse_scenario(yaml, "t.yaml", ".", {}));
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "";
-  };
   EXPECT_NE(error_of(base + "tpc\n").find("t.yaml:6: workload.0.transport: unknown transport 'tpc'"), std::string::npos)
       << error_of(base + "tpc\n");
   EXPECT_NE(
@@ -300,14 +302,6 @@ TEST(TransportInput, UnknownTransportsApplicationWorkloadsAndReadsAreErrorsNamin
 TEST(TransportInput, BuffersBelowOneSegmentAreRefusedNamingTheKey) {
   // One segment is tcp.mss payload bytes (1448 by default): a receive window below it never admits a full
   // segment, and the connection stalls.
-  const auto error_of = [](const std::string& yaml) -> std::string {
-    try {
-      Simulation s(parse_scenario(yaml, "t.yaml", ".", {}));
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "";
-  };
   EXPECT_EQ(error_of(std::string(kPair) + "tcp: {rcvbuf: 1447B}\n"),
             "t.yaml:4: tcp.rcvbuf: 1447 bytes is below one segment (tcp.mss: 1448 payload bytes): a full segment would "
             "never fit it");

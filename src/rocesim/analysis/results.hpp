@@ -18,7 +18,7 @@ double slowdown(Time fct, Time ideal);
 
 struct RunInfo {
   double wall_time_s = 0;
-  bool partial = false;  // cut short: the results stop at the time reached
+  bool partial = false;        // cut short: the results stop at the time reached
   std::string partial_reason;  // "interrupt" (SIGINT, SIGTERM) or "memory limit"
   // The same scenario run without its faults (events: pause_storm), for the victim flows; null if none.
   const Network* baseline = nullptr;
