@@ -9,6 +9,7 @@
 namespace {
 
 struct Sink final : rocesim::EventHandler {
+  Sink() : rocesim::EventHandler(0) {}
   uint64_t n = 0;
   void handle_event(uint32_t, uint64_t arg) override { n += arg; }
 };
@@ -20,12 +21,13 @@ void BM_EventQueueHold(benchmark::State& state) {
   Sink sink;
   const auto size = static_cast<size_t>(state.range(0));
   for (size_t i = 0; i < size; ++i) {
-    q.push(rocesim::Time::ps(static_cast<int64_t>(rng.below(1'000'000))), &sink, 0, i);
+    q.push(rocesim::Time::ps(static_cast<int64_t>(rng.below(1'000'000))), &sink, 0, i, i);
   }
+  uint64_t key = size;
   for (auto _ : state) {
     const rocesim::Event e = q.pop();
-    e.handler->handle_event(e.kind(), e.arg);
-    q.push(e.t + rocesim::Time::ps(static_cast<int64_t>(1 + rng.below(1'000'000))), &sink, 0, e.arg);
+    e.handler()->handle_event(e.kind(), e.arg);
+    q.push(e.t + rocesim::Time::ps(static_cast<int64_t>(1 + rng.below(1'000'000))), &sink, 0, e.arg, key++);
   }
   state.SetItemsProcessed(state.iterations());
   benchmark::DoNotOptimize(sink.n);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -13,25 +14,28 @@
 namespace rocesim {
 namespace {
 struct Recorder final : EventHandler {
+  Recorder() : EventHandler(0) {}
   std::vector<std::pair<int64_t, uint64_t>> seen;
   Simulator* sim = nullptr;
   void handle_event(uint32_t, uint64_t arg) override { seen.push_back({sim ? sim->now().ps() : 0, arg}); }
 };
 }  // namespace
 
-TEST(EventQueue, PopsInTimeOrderAndTiesInInsertionOrder) {
+// Unique keys in no particular order (multiplication by an odd number is a bijection of 64-bit words).
+uint64_t scrambled(uint64_t i) { return i * 0x9E3779B97F4A7C15u; }
+
+TEST(EventQueue, PopsInTimeOrderAndTiesInKeyOrder) {
   EventQueue q;
   Recorder r;
   Rng rng(3, "t");
-  std::vector<std::tuple<int64_t, uint64_t>> expect;
+  std::vector<std::tuple<int64_t, uint64_t, uint64_t>> expect;
   for (uint64_t i = 0; i < 20000; ++i) {
     const int64_t t = static_cast<int64_t>(rng.below(500));  // many ties
-    q.push(Time::ps(t), &r, 0, i);
-    expect.push_back({t, i});
+    q.push(Time::ps(t), &r, 0, i, scrambled(i));
+    expect.push_back({t, scrambled(i), i});
   }
-  std::stable_sort(expect.begin(), expect.end(),
-                   [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
-  for (const auto& [t, i] : expect) {
+  std::sort(expect.begin(), expect.end());
+  for (const auto& [t, key, i] : expect) {
     ASSERT_FALSE(q.empty());
     const Event e = q.pop();
     ASSERT_EQ(e.t.ps(), t);
@@ -43,10 +47,10 @@ TEST(EventQueue, PopsInTimeOrderAndTiesInInsertionOrder) {
 TEST(EventQueue, KeepsKindAndHandler) {
   EventQueue q;
   Recorder r;
-  q.push(Time::ns(1), &r, 0xABC, 7);
+  q.push(Time::ns(1), &r, 0xABC, 7, 0);
   const Event e = q.pop();
   EXPECT_EQ(e.kind(), 0xABCu);
-  EXPECT_EQ(e.handler, &r);
+  EXPECT_EQ(e.handler(), &r);
 }
 
 TEST(Simulator, RunsEventsUpToStopAndAdvancesTheClock) {
@@ -63,6 +67,41 @@ TEST(Simulator, RunsEventsUpToStopAndAdvancesTheClock) {
   EXPECT_EQ(sim.now(), Time::us(2));
   EXPECT_TRUE(sim.run(Time::us(10)));
   EXPECT_EQ(sim.events(), 3u);
+}
+
+namespace {
+// Schedules a probe for itself at t = 10 us when its first event runs.
+struct Prober final : EventHandler {
+  Prober(Simulator& s, std::vector<char>& log, char name)
+      : EventHandler(s.new_source()), sim(s), log(log), name(name) {}
+  Simulator& sim;
+  std::vector<char>& log;
+  char name;
+  void handle_event(uint32_t kind, uint64_t) override {
+    if (kind == 0) {
+      sim.at(Time::us(10), this, 1);
+    } else {
+      log.push_back(name);
+    }
+  }
+};
+// The order the probes of x and y run in when x's first event runs at `x_at` and y's at `y_at`.
+std::string probe_order(Time x_at, Time y_at) {
+  Simulator sim(1);
+  std::vector<char> log;
+  Prober x(sim, log, 'x'), y(sim, log, 'y');
+  sim.at(x_at, &x, 0);
+  sim.at(y_at, &y, 0);
+  sim.run(Time::ms(1));
+  return std::string(log.begin(), log.end());
+}
+}  // namespace
+
+TEST(Simulator, TiesRunInTheOrderOfTheirSourcesNotTheOrderTheyWereScheduled) {
+  // x was made first (the smaller source), so its probe runs first whichever of them scheduled first: what lets a
+  // partition that sees only some of the sources order its ties as the whole simulation does.
+  EXPECT_EQ(probe_order(Time::us(1), Time::us(2)), "xy");
+  EXPECT_EQ(probe_order(Time::us(2), Time::us(1)), "xy");
 }
 
 TEST(Rng, StreamsAreDeterministicAndIndependentPerComponent) {
@@ -104,8 +143,8 @@ static void expect_same_sequence_as_heap(CalendarQueue& cal) {
   int64_t now = 0;
   uint64_t id = 0;
   auto push_both = [&](int64_t t) {
-    cal.push(Time::ps(t), &r, static_cast<uint32_t>(id & 7), id);
-    heap.push(Time::ps(t), &r, static_cast<uint32_t>(id & 7), id);
+    cal.push(Time::ps(t), &r, static_cast<uint32_t>(id & 7), id, scrambled(id));
+    heap.push(Time::ps(t), &r, static_cast<uint32_t>(id & 7), id, scrambled(id));
     ++id;
   };
   for (int i = 0; i < 64; ++i) {
@@ -173,7 +212,7 @@ TEST(CalendarQueue, TheWheelWidensOnlyWhileEmptyAndNeverNarrows) {
   q.ensure_horizon(Time::ns(100));
   EXPECT_EQ(q.buckets(), CalendarQueue::kMinBuckets);
   Recorder r;
-  q.push(Time::us(1), &r, 0, 1);
+  q.push(Time::us(1), &r, 0, 1, 1);
   q.ensure_horizon(Time::us(10));  // events are pending: their slots would move
   EXPECT_EQ(q.buckets(), CalendarQueue::kMinBuckets);
   q.pop();
@@ -202,8 +241,8 @@ TEST(CalendarQueue, DenseBucketsWithTiesAndFarEventsPopInTheHeapsOrder) {
       if (k < 4) {
         t += 2 * horizon;  // far now, in a bucket that fills up later
       }
-      cal.push(Time::ps(t), &r, 0, id);
-      heap.push(Time::ps(t), &r, 0, id);
+      cal.push(Time::ps(t), &r, 0, id, scrambled(id));
+      heap.push(Time::ps(t), &r, 0, id, scrambled(id));
       ++id;
     }
     for (int k = 0; k < 56; ++k) {
@@ -224,11 +263,11 @@ TEST(CalendarQueue, PopIfDueLeavesALaterEventAndAnEarlierPushStillComesFirst) {
   CalendarQueue q;
   Recorder r;
   Event e{};
-  q.push(Time::us(5), &r, 0, 1);
+  q.push(Time::us(5), &r, 0, 1, 10);
   EXPECT_FALSE(q.pop_if_due(Time::us(4), e));  // opens the bucket of 5 us, pops nothing
   EXPECT_EQ(q.size(), 1u);
-  q.push(Time::us(5), &r, 0, 2);  // same time, later: after 1
-  q.push(Time::us(3), &r, 0, 3);  // earlier than the open bucket
+  q.push(Time::us(5), &r, 0, 2, 20);  // same time, larger key: after 1
+  q.push(Time::us(3), &r, 0, 3, 30);  // earlier than the open bucket
   ASSERT_TRUE(q.pop_if_due(Time::us(4), e));
   EXPECT_EQ(e.arg, 3u);
   EXPECT_FALSE(q.pop_if_due(Time::us(4), e));
@@ -244,14 +283,30 @@ TEST(CalendarQueue, TopIsThePopAndPushesAfterAPeekStillComeFirst) {
   // that, earlier than the peeked one, must still pop first.
   CalendarQueue q;
   Recorder r;
-  q.push(Time::us(5), &r, 0, 1);
+  q.push(Time::us(5), &r, 0, 1, 10);
   EXPECT_EQ(q.top().arg, 1u);
-  q.push(Time::us(1), &r, 0, 2);
-  q.push(Time::us(5), &r, 0, 3);
+  q.push(Time::us(1), &r, 0, 2, 20);
+  q.push(Time::us(5), &r, 0, 3, 30);
   EXPECT_EQ(q.top().arg, 2u);
   EXPECT_EQ(q.pop().arg, 2u);
   EXPECT_EQ(q.pop().arg, 1u);
   EXPECT_EQ(q.pop().arg, 3u);
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(CalendarQueue, AnEventPushedIntoTheOpenBucketWithASmallerKeyRunsBeforeItsTies) {
+  // The bucket of 5 us is open (sorted) when the event of key 5 arrives at the same picosecond: it still runs
+  // first, as it would have had it been pushed before the bucket opened.
+  CalendarQueue q;
+  Recorder r;
+  q.push(Time::us(5), &r, 0, 1, 10);
+  q.push(Time::us(5), &r, 0, 2, 20);
+  EXPECT_EQ(q.pop().arg, 1u);
+  q.push(Time::us(5), &r, 0, 3, 5);
+  q.push(Time::us(5), &r, 0, 4, 30);
+  EXPECT_EQ(q.pop().arg, 3u);
+  EXPECT_EQ(q.pop().arg, 2u);
+  EXPECT_EQ(q.pop().arg, 4u);
   EXPECT_TRUE(q.empty());
 }
 
@@ -261,17 +316,17 @@ TEST(CalendarQueue, WheelEventsKeepTheirHandlerKindArgumentAndPicosecond) {
   CalendarQueue q;
   Recorder a, b;
   const uint64_t big = ~uint64_t{0} - 5;
-  q.push(Time::ps(1023), &a, CalendarQueue::kKinds - 1, big);  // the last picosecond of bucket 0
-  q.push(Time::ps(1024), &b, 1, 7);                            // the first of bucket 1
-  q.push(Time::ps(5 * 1024 + 513), &a, 32, 9);
+  q.push(Time::ps(1023), &a, CalendarQueue::kKinds - 1, big, big);  // the last picosecond of bucket 0
+  q.push(Time::ps(1024), &b, 1, 7, 0);                              // the first of bucket 1
+  q.push(Time::ps(5 * 1024 + 513), &a, 32, 9, 1);
   Event e = q.pop();
   EXPECT_EQ(e.t, Time::ps(1023));
-  EXPECT_EQ(e.handler, &a);
+  EXPECT_EQ(e.handler(), &a);
   EXPECT_EQ(e.kind(), CalendarQueue::kKinds - 1);
   EXPECT_EQ(e.arg, big);
   e = q.pop();
   EXPECT_EQ(e.t, Time::ps(1024));
-  EXPECT_EQ(e.handler, &b);
+  EXPECT_EQ(e.handler(), &b);
   EXPECT_EQ(e.kind(), 1u);
   e = q.pop();
   EXPECT_EQ(e.t, Time::ps(5 * 1024 + 513));

@@ -28,7 +28,8 @@ const Schema<HpccOutputParams>& HpccOutputParams::schema() {
   return s;
 }
 
-HpccOutputs::HpccOutputs(const HpccOutputParams& p, Simulator& sim, Network& net) : p_(p), sim_(sim), net_(net) {
+HpccOutputs::HpccOutputs(const HpccOutputParams& p, Simulator& sim, Network& net)
+    : EventHandler(sim.new_source()), p_(p), sim_(sim), net_(net) {
   if (!p.pfc.empty()) {
     for (const auto& s : net.switches()) {
       s->add_pfc_observer(this);

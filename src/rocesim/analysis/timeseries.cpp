@@ -9,7 +9,7 @@
 namespace rocesim {
 
 TimeSeries::TimeSeries(const TimeSeriesParams& p, Simulator& sim, Network& net, const std::string& file)
-    : p_(p), sim_(sim), net_(net) {
+    : EventHandler(sim.new_source()), p_(p), sim_(sim), net_(net) {
   ports_ = net.parse_ports(p.ports, file, "output.timeseries.ports", &port_names_);
   for (std::string& name : port_names_) {
     name = csv_field(name);  // written into every sample's row

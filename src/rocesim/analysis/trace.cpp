@@ -44,7 +44,7 @@ std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 }  // namespace
 
 Trace::Trace(const TraceParams& p, Simulator& sim, Network& net, const std::string& file)
-    : p_(p), sim_(sim), net_(net) {
+    : EventHandler(sim.new_source()), p_(p), sim_(sim), net_(net) {
   std::vector<Node*> all;
   for (const auto& n : net.nics()) {
     all.push_back(n.get());

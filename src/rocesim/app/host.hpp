@@ -18,7 +18,7 @@ namespace rocesim {
 // NIC completion to the application that owns the queue pair.
 class Host final : public EventHandler, public CompletionSink, public TransferSink {
  public:
-  Host(Simulator& sim, std::string name) : sim_(sim), name_(std::move(name)) {}
+  Host(Simulator& sim, std::string name) : EventHandler(sim.new_source()), sim_(sim), name_(std::move(name)) {}
   const std::string& name() const { return name_; }
   Time now() const { return sim_.now(); }
 

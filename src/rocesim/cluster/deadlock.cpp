@@ -9,7 +9,7 @@ namespace rocesim {
 
 DeadlockDetector::DeadlockDetector(const DeadlockParams& p, const std::vector<int64_t>& lossless, Simulator& sim,
                                    Network& net)
-    : p_(p), sim_(sim), net_(net), lossless_(lossless.begin(), lossless.end()) {
+    : EventHandler(sim.new_source()), p_(p), sim_(sim), net_(net), lossless_(lossless.begin(), lossless.end()) {
   const auto& sws = net.switches();
   std::map<const Node*, uint32_t> index;
   uint32_t slots = 0;

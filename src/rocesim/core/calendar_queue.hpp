@@ -19,8 +19,8 @@
 
 namespace rocesim {
 
-// Contract: the same as BasicEventQueue: pop() returns events in (time, insertion order), so swapping one for
-// the other never changes a simulation. A push must not be earlier than the last event popped (the simulator
+// Contract: the same as BasicEventQueue: pop() returns events in (time, key) order, so swapping one for the
+// other never changes a simulation. A push must not be earlier than the last event popped (the simulator
 // never schedules into the past); kinds are below 64 and handlers live at addresses below 2^48 (x86-64 and
 // AArch64 user space). Storage grows and is kept, so a steady state allocates nothing.
 class CalendarQueue {
@@ -34,14 +34,15 @@ class CalendarQueue {
   static constexpr size_t kMaxBuckets = size_t{1} << 20;  // 1.07 ms; 8 MiB of bucket heads
   static constexpr uint32_t kKinds = 64;
 
-  // An event on the wheel, in 16 bytes instead of an Event's 32: the handler's address (48 bits), the kind (6
-  // bits) and the time's offset within its bucket (kShift bits) in one word, then the argument. The rest of the
-  // time is the bucket's number, and the insertion order is the position in the bucket, so neither is stored. A
-  // 1,024-host fabric keeps about 16,000 events on the wheel per simulated microsecond (a link delay's worth),
-  // so their size decides how much of the cache the wheel takes.
+  // An event on the wheel, in 24 bytes instead of an Event's 32: the handler's address (48 bits), the kind (6
+  // bits) and the time's offset within its bucket (kShift bits) in one word, then the argument and the key. The
+  // rest of the time is the bucket's number, so it is not stored. A 1,024-host fabric keeps about 16,000 events
+  // on the wheel per simulated microsecond (a link delay's worth), so their size decides how much of the cache
+  // the wheel takes.
   struct Slim {
     uint64_t word;
     uint64_t arg;
+    uint64_t key;
     EventHandler* handler() const { return reinterpret_cast<EventHandler*>(word & kAddress); }
     uint32_t kind() const { return static_cast<uint32_t>(word >> 48) & (kKinds - 1); }
     uint32_t offset() const { return static_cast<uint32_t>(word >> 54); }
@@ -71,9 +72,8 @@ class CalendarQueue {
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
 
-  void push(Time t, EventHandler* h, uint32_t kind, uint64_t arg) {
+  void push(Time t, EventHandler* h, uint32_t kind, uint64_t arg, uint64_t key) {
     assert(kind < kKinds && (reinterpret_cast<uint64_t>(h) & ~kAddress) == 0);
-    const uint64_t seq = next_seq_++;
     ++size_;
     const uint64_t b = bucket_of(t);
     if ((b > cur_ || !open_) && b < cur_ + buckets_) [[likely]] {
@@ -87,9 +87,10 @@ class CalendarQueue {
       Slim& n = nodes_[s.end++];
       n.word = reinterpret_cast<uint64_t>(h) | uint64_t{kind} << 48 | (static_cast<uint64_t>(t.ps()) & kOffset) << 54;
       n.arg = arg;
+      n.key = key;
       return;
     }
-    push_rare(t, (seq << 16) | kind, h, arg, b);
+    push_rare(Event{t, key, Event::pack(h, kind), arg}, b);
   }
 
   // The earliest event (the queue must not be empty).
@@ -154,17 +155,24 @@ class CalendarQueue {
   static constexpr uint64_t kOffset = (uint64_t{1} << kShift) - 1;
   static_assert(48 + 6 + kShift == 64 && kKinds == 64, "a Slim's word holds address, kind and offset");
   static constexpr uint32_t kNil = UINT32_MAX;
-  static constexpr uint32_t kChunk = 16;  // 256 bytes: four cache lines
+  static constexpr uint32_t kChunk = 16;  // 384 bytes: six cache lines
   struct Slot {
     uint32_t head = kNil;  // the first chunk of the bucket's list
     uint32_t end = 0;      // one past the last event (a node index; its chunk is the list's last)
   };
   Time time_of(const Slim& e) const { return Time::ps(base_ | static_cast<int64_t>(e.offset())); }
-  Event unpack(const Slim& e) const { return Event{time_of(e), e.kind(), e.handler(), e.arg}; }
-  // Whether the earliest event is in the late heap rather than at the back of the open bucket. On equal times the
-  // open bucket's goes first: late events were all pushed after the bucket was sorted.
+  Event unpack(const Slim& e) const { return Event{time_of(e), e.key, Event::pack(e.handler(), e.kind()), e.arg}; }
+  // Whether the earliest event is in the late heap rather than at the back of the open bucket.
   bool late_first() const {
-    return !late_.empty() && (cur_sorted_.empty() || late_.front().t < time_of(cur_sorted_.back()));
+    if (late_.empty()) {
+      return false;
+    }
+    if (cur_sorted_.empty()) {
+      return true;
+    }
+    const Slim& b = cur_sorted_.back();
+    const Time tb = time_of(b);
+    return late_.front().t < tb || (late_.front().t == tb && late_.front().key < b.key);
   }
   struct After {
     bool operator()(const Event& a, const Event& b) const { return b.before(a); }
@@ -208,8 +216,7 @@ class CalendarQueue {
   }
 
   // Into the bucket being drained (kept apart in a small heap, merged by pop), or beyond the horizon.
-  [[gnu::noinline]] void push_rare(Time t, uint64_t seq_kind, EventHandler* h, uint64_t arg, uint64_t b) {
-    const Event e{t, seq_kind, h, arg};
+  [[gnu::noinline]] void push_rare(const Event& e, uint64_t b) {
     if (b <= cur_ && open_) {
       late_.push_back(e);
       std::push_heap(late_.begin(), late_.end(), After{});
@@ -233,15 +240,10 @@ class CalendarQueue {
     cur_ = next;
     base_ = static_cast<int64_t>(cur_ << kShift);
     open_ = true;
-    // Events that waited in the far heap were all pushed before any wheel event of this bucket (while it was
-    // beyond the horizon), and the far heap gives them in (time, insertion) order; the chunks hold the wheel
-    // events in insertion order. So among equal times the array is in insertion order throughout, and a stable
-    // sort by time alone gives the (time, insertion) order.
+    // Events that waited in the far heap join the bucket's own; the sort orders them all by (time, key).
     while (!far_.empty() && bucket_of(far_.top().t) == cur_) {
       const Event e = far_.pop();
-      cur_sorted_.push_back(Slim{reinterpret_cast<uint64_t>(e.handler) | uint64_t{e.kind()} << 48 |
-                                     (static_cast<uint64_t>(e.t.ps()) & kOffset) << 54,
-                                 e.arg});
+      cur_sorted_.push_back(Slim{e.word | (static_cast<uint64_t>(e.t.ps()) & kOffset) << 54, e.arg, e.key});
     }
     const size_t slot = cur_ & mask_;
     if (bitmap_[slot >> 6] & (uint64_t{1} << (slot & 63))) {
@@ -281,27 +283,47 @@ class CalendarQueue {
     }
   }
 
-  // Sorts the open bucket (in insertion order among equal times) by time, latest first, and among equal times
-  // latest-inserted first. Its times differ only in their low kShift bits, so a radix sort on those (two passes of
-  // five bits) does it without comparisons: a comparison sort of a few dozen events mispredicts a branch several
-  // times per event. Few events: insertion sort.
+  // Whether `a` runs after `b`: later, or as late with a larger key.
+  static bool runs_after(const Slim& a, const Slim& b) {
+    return a.offset() > b.offset() || (a.offset() == b.offset() && a.key > b.key);
+  }
+  // Sorts the open bucket by (time, key), latest first. Its times differ only in their low kShift bits, so a radix
+  // sort on those (two passes of five bits) does it without comparisons: a comparison sort of a few dozen events
+  // mispredicts a branch several times per event; ties, rare, are then ordered by key. Few events: insertion sort.
   void sort_latest_first() {
     const size_t n = cur_sorted_.size();
     if (n < kRadixMin) {
-      for (size_t i = 1; i < n; ++i) {  // each event goes before those not later: ties latest-inserted first
-        const Slim e = cur_sorted_[i];
-        size_t j = i;
-        for (; j > 0 && cur_sorted_[j - 1].offset() <= e.offset(); --j) {
-          cur_sorted_[j] = cur_sorted_[j - 1];
-        }
-        cur_sorted_[j] = e;
-      }
+      insertion_sort(cur_sorted_.data(), n);
       return;
     }
     static_assert(kShift == 2 * kDigitBits, "two radix passes cover the offset within a bucket");
     scratch_.resize(n);
     radix_pass<false>(cur_sorted_.data(), scratch_.data(), n, 0);
     radix_pass<true>(scratch_.data(), cur_sorted_.data(), n, kDigitBits);
+    order_ties(cur_sorted_.data(), n);
+  }
+  static void insertion_sort(Slim* a, size_t n) {
+    for (size_t i = 1; i < n; ++i) {
+      const Slim e = a[i];
+      size_t j = i;
+      for (; j > 0 && runs_after(e, a[j - 1]); --j) {
+        a[j] = a[j - 1];
+      }
+      a[j] = e;
+    }
+  }
+  // After the radix sort (latest first by time), each run of equal times sorted by key, largest first.
+  static void order_ties(Slim* a, size_t n) {
+    for (size_t i = 0; i + 1 < n;) {
+      size_t j = i + 1;
+      while (j < n && a[j].offset() == a[i].offset()) {
+        ++j;
+      }
+      if (j - i > 1) {
+        insertion_sort(a + i, j - i);
+      }
+      i = j;
+    }
   }
   // Calls f(first, end) on each chunk of slot s in order, and frees the chunk.
   template <typename F>
@@ -345,18 +367,19 @@ class CalendarQueue {
     };
     scatter(cur_sorted_.data(), cur_sorted_.data() + nfar);
     drain_chunks(s, scatter);
-    // The second digit, stable, written reversed: latest first, ties latest-inserted first.
+    // The second digit, written reversed: latest first.
     cur_sorted_.resize(n);
     Slim* sorted = cur_sorted_.data();
     for (size_t i = 0; i < n; ++i) {
       sorted[n - 1 - hi[out[i].word >> (54 + kDigitBits)]++] = out[i];
     }
+    order_ties(sorted, n);
   }
   static constexpr size_t kRadixMin = 12;
   static constexpr size_t kDense = 12;  // events in a bucket from which the next one is prefetched
   static constexpr int kDigitBits = 5;
   // One stable counting pass, ascending, on the time digit at `shift`; the last pass writes its output reversed,
-  // which turns the stable ascending order into latest first with ties latest-inserted first.
+  // latest first.
   template <bool kReversed>
   static void radix_pass(const Slim* from, Slim* to, size_t n, int shift) {
     constexpr uint64_t kMask = (uint64_t{1} << kDigitBits) - 1;
@@ -408,7 +431,6 @@ class CalendarQueue {
   int64_t base_ = 0;              // its first picosecond
   bool open_ = false;             // cur_ has been opened (false only before the first pop)
   size_t size_ = 0;
-  uint64_t next_seq_ = 0;
 };
 
 }  // namespace rocesim

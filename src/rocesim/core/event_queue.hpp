@@ -19,23 +19,39 @@ class EventHandler {
   // could change and changes nothing, so results never depend on it.
   virtual void prefetch(uint32_t kind, uint64_t arg) const {}
 
+  // The tie-break key of the next event this handler schedules: its source number (Simulator::new_source) in the
+  // top bits, then how many events it has scheduled.
+  uint64_t next_key() const { return next_key_; }
+
  protected:
+  explicit EventHandler(uint64_t source) : next_key_(source) {}
   ~EventHandler() = default;
+
+ private:
+  friend class Simulator;
+  uint64_t next_key_;
 };
 
+// An event: its time, its tie-break key and where it goes. Among equal times events run in key order; the
+// simulator makes keys that do not depend on what else runs (Simulator::at), so a partitioned run orders ties as
+// the sequential one does.
 struct Event {
   Time t;
-  uint64_t seq_kind;  // insertion sequence << 16 | kind: ties at equal t run in insertion order
-  EventHandler* handler;
+  uint64_t key;
+  uint64_t word;  // the handler's address (below 2^48) | kind << 48
   uint64_t arg;
-  uint32_t kind() const { return static_cast<uint32_t>(seq_kind & 0xFFFF); }
-  bool before(const Event& o) const { return t < o.t || (t == o.t && seq_kind < o.seq_kind); }
+  static uint64_t pack(EventHandler* h, uint32_t kind) {
+    return reinterpret_cast<uint64_t>(h) | uint64_t{kind & 0xFFFF} << 48;
+  }
+  EventHandler* handler() const { return reinterpret_cast<EventHandler*>(word & ((uint64_t{1} << 48) - 1)); }
+  uint32_t kind() const { return static_cast<uint32_t>(word >> 48); }
+  bool before(const Event& o) const { return t < o.t || (t == o.t && key < o.key); }
 };
 static_assert(sizeof(Event) == 32, "events stay compact");
 
-// Contract: pop() returns events in (time, insertion order). The storage grows geometrically and is never
-// shrunk, so a steady-state simulation allocates nothing per event. `Arity` children per node: 4 measured best
-// (bench/event_queue_bench.cpp compares 2, 4 and 8; docs/performance.md).
+// Contract: pop() returns events in (time, key) order; keys are unique. The storage grows geometrically and is
+// never shrunk, so a steady-state simulation allocates nothing per event. `Arity` children per node: 4 measured
+// best (bench/event_queue_bench.cpp compares 2, 4 and 8; docs/performance.md).
 template <size_t Arity>
 class BasicEventQueue {
  public:
@@ -44,12 +60,9 @@ class BasicEventQueue {
   size_t size() const { return heap_.size(); }
   const Event& top() const { return heap_.front(); }
 
-  void push(Time t, EventHandler* h, uint32_t kind, uint64_t arg) {
-    heap_.push_back(Event{t, (next_seq_++ << 16) | (kind & 0xFFFF), h, arg});
-    sift_up(heap_.size() - 1);
+  void push(Time t, EventHandler* h, uint32_t kind, uint64_t arg, uint64_t key) {
+    push(Event{t, key, Event::pack(h, kind), arg});
   }
-
-  // Pushes an event that already has its sequence number (from another queue that shares the numbering).
   void push(const Event& e) {
     heap_.push_back(e);
     sift_up(heap_.size() - 1);
@@ -107,7 +120,6 @@ class BasicEventQueue {
   }
 
   std::vector<Event> heap_;
-  uint64_t next_seq_ = 0;
 };
 
 using EventQueue = BasicEventQueue<4>;

@@ -9,6 +9,7 @@ bool Simulator::run(Time stop, const std::function<void(const RunProgress&)>& pr
   while (!queue_.empty() && !stop_requested_) {
     if (!queue_.pop_if_due(stop, e)) {
       now_ = stop;
+      source_ = &setup_key_;
       return false;
     }
     // Second stage of the prefetch pipeline: the queue loaded the handler and packet of this event seven events
@@ -19,12 +20,16 @@ bool Simulator::run(Time stop, const std::function<void(const RunProgress&)>& pr
     }
     now_ = e.t;
     ++events_;
-    e.handler->handle_event(e.kind(), e.arg);
+    EventHandler* h = e.handler();
+    source_ = &h->next_key_;
+    h->handle_event(e.kind(), e.arg);
     if (progress && events_ >= next_report) {
+      source_ = &setup_key_;
       next_report = events_ + progress_every;
       progress(RunProgress{now_, stop, events_});
     }
   }
+  source_ = &setup_key_;
   return queue_.empty();
 }
 

@@ -34,8 +34,16 @@ class EventKind {
   uint32_t v_;
 };
 
+// Ties: events due at the same time run in the order of their keys. An event's key is its source's number and
+// how many events that source had scheduled before it, the source being the handler whose event was running when
+// it was scheduled (or the set-up, source 0, outside the run). A handler's events and its own count depend only on
+// the events it ran, never on what ran elsewhere in between, so the order of ties does not depend on how a
+// network is cut into partitions: what a partitioned engine needs to give the sequential run's results.
 class Simulator {
  public:
+  // Bits of a key that count a source's events: 2^40 (10^12) events per source, 2^24 sources.
+  static constexpr int kCountBits = 40;
+
   explicit Simulator(uint64_t seed) : seed_(seed) { queue_.reserve(1 << 16); }
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
@@ -49,8 +57,14 @@ class Simulator {
   // How far ahead of the clock events go on the wheel rather than into the heap.
   Time horizon() const { return Time::ps(static_cast<int64_t>(queue_.buckets()) << CalendarQueue::kShift); }
 
-  void at(Time t, EventHandler* h, EventKind kind, uint64_t arg = 0) { queue_.push(t, h, kind.value(), arg); }
-  void after(Time d, EventHandler* h, EventKind kind, uint64_t arg = 0) { queue_.push(now_ + d, h, kind.value(), arg); }
+  void at(Time t, EventHandler* h, EventKind kind, uint64_t arg = 0) {
+    queue_.push(t, h, kind.value(), arg, (*source_)++);
+  }
+  void after(Time d, EventHandler* h, EventKind kind, uint64_t arg = 0) { at(now_ + d, h, kind, arg); }
+
+  // The first key of a new source of events, for an EventHandler's constructor. Sources are numbered in the
+  // order they are made, which the scenario alone decides.
+  uint64_t new_source() { return ++sources_ << kCountBits; }
 
   // A random stream for the component at `path`, independent of every other component's stream.
   Rng rng(std::string_view path) const { return Rng(seed_, path); }
@@ -75,6 +89,9 @@ class Simulator {
 
  private:
   CalendarQueue queue_;
+  uint64_t setup_key_ = 0;          // source 0: events scheduled outside the run
+  uint64_t* source_ = &setup_key_;  // the next key of the handler running now
+  uint64_t sources_ = 0;
   Time now_;
   uint64_t events_ = 0;
   uint64_t seed_;

@@ -151,7 +151,7 @@ struct LinkFault {
 class Node : public EventHandler {
  public:
   Node(Simulator& sim, PacketPool& pool, std::string name, NodeKind kind)
-      : sim_(sim), pool_(pool), kind_(kind), name_(std::move(name)) {}
+      : EventHandler(sim.new_source()), sim_(sim), pool_(pool), kind_(kind), name_(std::move(name)) {}
   virtual ~Node() = default;
   const std::string& name() const { return name_; }
   // The node's index in the topology graph (for outputs that name nodes as the topology file does).

@@ -6,7 +6,7 @@
 namespace rocesim {
 
 Interconnect::Interconnect(Simulator& sim, const ServerModel& model, TransferSink& sink)
-    : sim_(sim), model_(model), sink_(sink), carried_(model.resources(), 0.0) {}
+    : EventHandler(sim.new_source()), sim_(sim), model_(model), sink_(sink), carried_(model.resources(), 0.0) {}
 
 void Interconnect::start(const std::vector<uint16_t>& path, Bytes bytes, Time latency, uint32_t app, uint64_t cookie) {
   if (bytes.count() <= 0 || path.empty()) {
