@@ -226,7 +226,7 @@ nlohmann::json timeseries(const std::string& csv) {
 
 nlohmann::json report_data(Simulation& s, const nlohmann::json& summary, const std::string& name) {
   const Network& net = s.net();
-  const Time now = s.sim().now();
+  const Time now = s.now();
   const Time warmup = s.scenario().output.warmup;
   nlohmann::json j;
   j["name"] = name;

@@ -63,14 +63,14 @@ nlohmann::json cpu_json(const Network& net) {
 nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   Network& net = s.net();
   nlohmann::json j;
-  j["sim_time_ns"] = s.sim().now().ps() / 1000;
+  j["sim_time_ns"] = s.now().ps() / 1000;
   j["wall_time_s"] = info.wall_time_s;
   if (info.partial) {
     j["partial"] = true;  // the run was cut short at sim_time_ns
     j["partial_reason"] = info.partial_reason;
   }
-  j["events"] = s.sim().events();
-  j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.sim().events()) / info.wall_time_s : 0.0;
+  j["events"] = s.events();
+  j["events_per_s"] = info.wall_time_s > 0 ? static_cast<double>(s.events()) / info.wall_time_s : 0.0;
   j["warnings"] = s.warnings();
   if (const auto& preset = s.scenario().preset) {
     nlohmann::json over = nlohmann::json::array();
@@ -102,7 +102,7 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
                        {"p95", number_or_null(percentile(sd, 0.95))},
                        {"p99", number_or_null(percentile(sd, 0.99))}};
   j["fct_ns"] = fct_ns_json(all, warmup);
-  const nlohmann::json highlights = highlights_json(net, warmup, s.sim().now());
+  const nlohmann::json highlights = highlights_json(net, warmup, s.now());
   for (const auto& [key, value] : highlights.items()) {
     j[key] = value;
   }
@@ -160,14 +160,14 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
   j["packet_hops_per_s"] = info.wall_time_s > 0 ? static_cast<double>(hops) / info.wall_time_s : 0.0;
   j["drops"] = {{"total", drops}, {"lossless", lossless_drops}, {"by_reason", by_reason}};
   j["pfc"] = {{"pause_frames", pause_frames}, {"resume_frames", resume_frames}};
-  const nlohmann::json rollup = pfc_rollup_json(net, s.sim().now());
+  const nlohmann::json rollup = pfc_rollup_json(net, s.now());
   j["pfc_by_tier"] = rollup["by_tier"];
   j["pfc_by_rail"] = rollup["by_rail"];
   const std::vector<uint32_t> faulty = faulty_endpoints(s);
   nlohmann::json spread = nlohmann::json::array();
   for (const FabricEvent& e : s.scenario().events) {
     if (e.is_fault()) {
-      spread.push_back(spread_json(pause_spread(net, e.target, e.prio, s.sim().now())));
+      spread.push_back(spread_json(pause_spread(net, e.target, e.prio, s.now())));
     }
   }
   if (!spread.empty()) {

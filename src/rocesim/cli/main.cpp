@@ -235,10 +235,10 @@ double run_interruptible(Simulation& s, Progress& progress, RunEnd& end) {
         if (end == RunEnd::kFinished) {
           if (g_interrupts.load() > 0) {
             end = RunEnd::kInterrupted;
-            s.sim().request_stop();
+            s.request_stop();
           } else if (memory_full()) {
             end = RunEnd::kMemory;
-            s.sim().request_stop();
+            s.request_stop();
           }
         }
         if (progress.enabled()) {
@@ -255,7 +255,7 @@ void report_end(Simulation& s, RunEnd end, RunInfo& info) {
     return;
   }
   info.partial = true;
-  const double now_ms = s.sim().now().ps() / 1e9;
+  const double now_ms = s.now().ps() / 1e9;
   const Scenario& sc = s.scenario();
   if (end == RunEnd::kInterrupted) {
     info.partial_reason = "interrupt";
@@ -318,8 +318,8 @@ nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulatio
   nlohmann::json summary = summary_json(s, info);
   PendingFiles w;
   w.stage("flows.csv", flows_csv(s.net()));
-  w.stage("ports.csv", ports_csv(s.net(), s.sim().now()));
-  w.stage("nics.csv", nics_csv(s.net(), s.sim().now()));
+  w.stage("ports.csv", ports_csv(s.net(), s.now()));
+  w.stage("nics.csv", nics_csv(s.net(), s.now()));
   w.stage("fct_buckets.csv", buckets_csv(slowdown_by_size(s.net(), parse_bucket_edges(s.scenario().output.buckets),
                                                           s.scenario().output.warmup)));
   if (const HpccOutputs* h = s.hpcc_outputs()) {

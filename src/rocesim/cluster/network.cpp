@@ -13,13 +13,14 @@
 
 namespace rocesim {
 
-Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic,
+Network::Network(Engine& engine, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic,
                  const CcAlgorithm& cc, wire::Fabric fabric, const std::string& scenario_file)
-    : sim_(sim),
+    : engine_(engine),
+      sim_(engine.sim(0)),
       graph_(g),
       nic_params_(nic),
       switch_latency_(sw.latency),
-      rng_(sim.rng("network.flows")),
+      rng_(sim_.rng("network.flows")),
       scenario_file_(scenario_file) {
   fabric_ = fabric;
   // A NIC marks each priority with the smallest DSCP that the switches map to it (trust DSCP end to end).
@@ -49,14 +50,19 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (!g.nodes[i].is_nic()) {
       node_switch_[i] = static_cast<int>(switches_.size());
-      switches_.push_back(std::make_unique<Switch>(sim, pool_, g.nodes[i].name, sw, max_frame, cc.wants_telemetry()));
+      const uint32_t part = engine.partition_of(static_cast<uint32_t>(i));
+      switches_.push_back(std::make_unique<Switch>(engine.sim(part), engine.pool(part), g.nodes[i].name, sw, max_frame,
+                                                   cc.wants_telemetry()));
       switches_.back()->set_graph_id(static_cast<uint32_t>(i));
+      switches_.back()->set_outboxes(engine.outboxes(part));
     }
   }
   for (size_t h = 0; h < g.hosts.size(); ++h) {
-    nics_.push_back(
-        std::make_unique<Nic>(sim, pool_, g.nodes[g.hosts[h]].name, static_cast<uint32_t>(h), nic, cc, prio_to_dscp_));
+    const uint32_t part = engine.partition_of(static_cast<uint32_t>(g.hosts[h]));
+    nics_.push_back(std::make_unique<Nic>(engine.sim(part), engine.pool(part), g.nodes[g.hosts[h]].name,
+                                          static_cast<uint32_t>(h), nic, cc, prio_to_dscp_));
     nics_.back()->set_graph_id(static_cast<uint32_t>(g.hosts[h]));
+    nics_.back()->set_outboxes(engine.outboxes(part));
     nics_.back()->use_fabric(fabric);
   }
   // Servers: as the topology groups the NICs, else one per NIC.
@@ -65,8 +71,9 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     const auto server = static_cast<uint32_t>(grouped ? g.endpoint_server[h] : static_cast<int>(h));
     while (hosts_.size() <= server) {
       const size_t i = hosts_.size();
-      hosts_.push_back(std::make_unique<Host>(
-          sim, grouped && i < g.server_names.size() ? g.server_names[i] : g.nodes[g.hosts[h]].name));
+      hosts_.push_back(
+          std::make_unique<Host>(engine.sim(engine.partition_of(static_cast<uint32_t>(g.hosts[h]))),
+                                 grouped && i < g.server_names.size() ? g.server_names[i] : g.nodes[g.hosts[h]].name));
     }
     hosts_[server]->add_nic(nics_[h].get(), static_cast<uint32_t>(h));
     endpoint_server_.push_back(server);
@@ -104,7 +111,10 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     }
     link_ports_.push_back(LinkPorts{{node[0], node[1]}, {port[0], port[1]}});
     for (int e = 0; e < 2; ++e) {
-      const LinkEnd end{node[1 - e], port[1 - e], l.rate, delay_into(ends[1 - e], delay_out_of(ends[e], l.delay))};
+      const uint32_t peer_part = engine.partition_of(static_cast<uint32_t>(ends[1 - e]));
+      const bool cut = peer_part != engine.partition_of(static_cast<uint32_t>(ends[e]));
+      const LinkEnd end{node[1 - e], port[1 - e], l.rate, delay_into(ends[1 - e], delay_out_of(ends[e], l.delay)),
+                        static_cast<uint16_t>(cut ? peer_part + 1 : 0)};
       if (node_switch_[ends[e]] >= 0) {
         switches_[node_switch_[ends[e]]]->set_link(port[e], end);
       } else {
@@ -137,7 +147,9 @@ Network::Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw,
     reach = std::max(reach, l.delay + nic.tx_pipeline + nic.rx_pipeline +
                                 l.rate.tx_time(Bytes(wire::on_wire(static_cast<int>(max_frame.count())))));
   }
-  sim_.ensure_horizon(reach * 2);
+  for (size_t p = 0; p < engine.partitions(); ++p) {
+    engine.sim(p).ensure_horizon(reach * 2);
+  }
   build_routes(scenario_file);
   if (fabric == wire::Fabric::kRoceV1) {
     check_one_subnet();
@@ -760,7 +772,9 @@ Network::Conservation Network::conservation() const {
   // (TCP segments a kernel receiver's core has yet to process are still here: not yet delivered.)
   for (PacketKind k : {PacketKind::kData, PacketKind::kAck, PacketKind::kNak, PacketKind::kCnp,
                        PacketKind::kReadRequest, PacketKind::kTcp}) {
-    c.in_network += pool_.live(k);
+    for (size_t p = 0; p < engine_.partitions(); ++p) {
+      c.in_network += engine_.pool(p).live(k);
+    }
   }
   return c;
 }
@@ -938,10 +952,12 @@ void Network::schedule_events(const std::vector<FabricEvent>& events, const Rout
         up[i] = now_up;
         changed = true;
         for (int end = 0; end < 2; ++end) {
+          Node* node = link_ports_[i].node[end];
+          Simulator& sim = engine_.sim(engine_.partition_of(node->graph_id()));
           if (now_up) {
-            sim_.at(e->at, link_ports_[i].node[end], kEvLinkUp, link_ports_[i].port[end]);
+            sim.at(e->at, node, kEvLinkUp, link_ports_[i].port[end]);
           } else {
-            sim_.at(e->at, link_ports_[i].node[end], kEvLinkDown, link_ports_[i].port[end]);
+            sim.at(e->at, node, kEvLinkDown, link_ports_[i].port[end]);
           }
         }
       }

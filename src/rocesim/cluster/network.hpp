@@ -10,6 +10,7 @@
 #include "rocesim/app/host.hpp"
 #include "rocesim/cc/cc.hpp"
 #include "rocesim/cluster/fabric_events.hpp"
+#include "rocesim/engine/engine.hpp"
 #include "rocesim/nic/nic.hpp"
 #include "rocesim/server/server.hpp"
 #include "rocesim/switch/switch.hpp"
@@ -28,7 +29,8 @@ class Network {
  public:
   // `fabric`: the link layer under RDMA, which frames every NIC's packets and sizes the switches' largest frame.
   // RoCEv1 throws InputError (key fabric) unless every NIC is on one switch.
-  Network(Simulator& sim, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic, const CcAlgorithm& cc,
+  // Each node runs in its partition of `engine` (its simulator and packet pool); links between partitions are cut.
+  Network(Engine& engine, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic, const CcAlgorithm& cc,
           wire::Fabric fabric, const std::string& scenario_file);
 
   // Which directions of data a connection carries: A is the end that calls connect, B its peer.
@@ -95,7 +97,9 @@ class Network {
   };
   FlowPath flow_path(uint32_t id) const { return conns_[flow_conn_[id]]; }
   size_t setup_flows() const { return flow_conn_.size(); }
-  PacketPool& pool() { return pool_; }
+  // The packet pool of the partition that runs graph node `node` (the first partition's by default).
+  PacketPool& pool(uint32_t node = 0) { return engine_.pool(engine_.partition_of(node)); }
+  Engine& engine() { return engine_; }
   // Whether some DSCP of the switches' map selects this priority (a flow on it needs one).
   bool priority_usable(int prio) const { return prio_has_dscp_[prio]; }
   const TopologyGraph& graph() const { return graph_; }
@@ -155,9 +159,9 @@ class Network {
   int find_switch(const std::string& name) const;
   Time round_trip(const std::vector<std::pair<Rate, Time>>& hops, Bytes first_wire) const;
 
-  Simulator& sim_;
+  Engine& engine_;
+  Simulator& sim_;  // the first partition's: random streams and set-up that belongs to no node
   TopologyGraph graph_;
-  PacketPool pool_;
   NicParams nic_params_;
   uint8_t lossless_ = 0;  // switch.pfc.priorities
   Time switch_latency_;

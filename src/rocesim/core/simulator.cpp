@@ -18,11 +18,7 @@ bool Simulator::run(Time stop, const std::function<void(const RunProgress&)>& pr
     if (const CalendarQueue::Slim* n = queue_.ahead(5)) {
       n->handler()->prefetch(n->kind(), n->arg);
     }
-    now_ = e.t;
-    ++events_;
-    EventHandler* h = e.handler();
-    source_ = &h->next_key_;
-    h->handle_event(e.kind(), e.arg);
+    dispatch(e);
     if (progress && events_ >= next_report) {
       source_ = &setup_key_;
       next_report = events_ + progress_every;
@@ -31,6 +27,22 @@ bool Simulator::run(Time stop, const std::function<void(const RunProgress&)>& pr
   }
   source_ = &setup_key_;
   return queue_.empty();
+}
+
+}  // namespace rocesim
+
+namespace rocesim {
+
+void Simulator::run_window(Time end) {
+  const Time last = end - Time::ps(1);
+  Event e{};
+  while (!stop_requested_ && !queue_.empty() && queue_.pop_if_due(last, e)) {
+    if (const CalendarQueue::Slim* n = queue_.ahead(5)) {
+      n->handler()->prefetch(n->kind(), n->arg);
+    }
+    dispatch(e);
+  }
+  source_ = &setup_key_;
 }
 
 }  // namespace rocesim

@@ -44,7 +44,12 @@ class Simulator {
   // Bits of a key that count a source's events: 2^40 (10^12) events per source, 2^24 sources.
   static constexpr int kCountBits = 40;
 
-  explicit Simulator(uint64_t seed) : seed_(seed) { queue_.reserve(1 << 16); }
+  explicit Simulator(uint64_t seed) : sources_(&own_sources_), seed_(seed) { queue_.reserve(1 << 16); }
+  // One partition's simulator of a partitioned run: sources are numbered from `shared_sources`, the count all
+  // partitions' handlers draw from in the order they are made.
+  Simulator(uint64_t seed, uint64_t* shared_sources) : sources_(shared_sources), seed_(seed) {
+    queue_.reserve(1 << 16);
+  }
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
@@ -64,7 +69,24 @@ class Simulator {
 
   // The first key of a new source of events, for an EventHandler's constructor. Sources are numbered in the
   // order they are made, which the scenario alone decides.
-  uint64_t new_source() { return ++sources_ << kCountBits; }
+  uint64_t new_source() { return ++*sources_ << kCountBits; }
+  // The key of an event scheduled now that another partition will queue (a frame across a cut link).
+  uint64_t take_key() { return (*source_)++; }
+  // Queues an event whose key was drawn in another partition (take_key); the engine, between windows.
+  void at_keyed(Time t, EventHandler* h, EventKind kind, uint64_t arg, uint64_t key) {
+    queue_.push(t, h, kind.value(), arg, key);
+  }
+
+  // For the partitioned engine (engine/engine.hpp). In windowed mode the release of the last hold does not stop a
+  // run: the engine ends it at a window boundary where no partition holds it. run_window runs the events due
+  // before `end` and leaves the clock at the last one; next_time is the earliest pending event's time
+  // (Time::max() if none); finish sets the clock where the whole run ended.
+  void set_windowed(bool on) { windowed_ = on; }
+  void run_window(Time end);
+  Time next_time() { return queue_.empty() ? Time::max() : queue_.top().t; }
+  void finish(Time now) { now_ = now; }
+  bool stop_requested() const { return stop_requested_; }
+  void clear_stop() { stop_requested_ = false; }
 
   // A random stream for the component at `path`, independent of every other component's stream.
   Rng rng(std::string_view path) const { return Rng(seed_, path); }
@@ -81,7 +103,7 @@ class Simulator {
   // nodes share: a parallel engine would keep one per partition and end when all reach zero.)
   void hold() { ++held_; }
   void release() {
-    if (--held_ == 0) {
+    if (--held_ == 0 && !windowed_) {
       request_stop();
     }
   }
@@ -89,9 +111,19 @@ class Simulator {
 
  private:
   CalendarQueue queue_;
+  // Runs one event.
+  void dispatch(const Event& e) {
+    now_ = e.t;
+    ++events_;
+    EventHandler* h = e.handler();
+    source_ = &h->next_key_;
+    h->handle_event(e.kind(), e.arg);
+  }
   uint64_t setup_key_ = 0;          // source 0: events scheduled outside the run
   uint64_t* source_ = &setup_key_;  // the next key of the handler running now
-  uint64_t sources_ = 0;
+  uint64_t own_sources_ = 0;
+  uint64_t* sources_;
+  bool windowed_ = false;
   Time now_;
   uint64_t events_ = 0;
   uint64_t seed_;

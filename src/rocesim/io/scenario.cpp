@@ -1,6 +1,7 @@
 #include "rocesim/io/scenario.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -39,7 +40,8 @@ const Schema<ScenarioParams>& ScenarioParams::schema() {
         .reserved("capture", "packet capture, see capture.*")
         .reserved("routing", "how routes follow fabric events, see routing.*")
         .reserved("events", "links and switches that fail and come back during the run, see events[].*")
-        .reserved("output", "analysis outputs, see output.*");
+        .reserved("output", "analysis outputs, see output.*")
+        .reserved("engine", "how the run is executed (threads, partitions), see engine.*");
     return sc;
   }();
   return s;
@@ -346,6 +348,8 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   sc.graph = build_topology(root["topology"], ctx, base_dir);
   sc.workload_node = root["workload"];
   sc.routing = RoutingParams::schema().parse(root["routing"], ctx, "routing");
+  sc.engine_node = root["engine"];
+  sc.engine = EngineParams::schema().parse(sc.engine_node, ctx, "engine");
   sc.ib = InfinibandParams::schema().parse(root["infiniband"], ctx, "infiniband");
   sc.events = parse_fabric_events(root["events"], ctx);
   sc.output = OutputParams::schema().parse(root["output"], ctx, "output");
@@ -376,8 +380,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   return sc;
 }
 
-Simulation::Simulation(Scenario sc) : sc_(std::move(sc)), sim_(static_cast<uint64_t>(sc_.top.seed)) {
+Simulation::Simulation(Scenario sc) : sc_(std::move(sc)) {
   try {
+    engine_ = std::make_unique<Engine>(static_cast<uint64_t>(sc_.top.seed), plan_partitions(), threads_);
     build();
   } catch (const InputError& e) {
     throw attribute_to_override(e, sc_.overrides);
@@ -413,9 +418,67 @@ void check_memory(const Scenario& sc, size_t flows, const std::string& key, int 
 
 }  // namespace
 
+Partitioning Simulation::plan_partitions() {
+  threads_ = resolve_threads(sc_.engine.threads);
+  const size_t units = sc_.graph.nodes.empty() ? 0 : [&] {
+    const std::vector<uint32_t> u = units_of(sc_.graph);
+    return static_cast<size_t>(*std::max_element(u.begin(), u.end())) + 1;
+  }();
+  size_t parts = static_cast<size_t>(threads_);
+  if (sc_.engine.partitions != "auto") {
+    parts = static_cast<size_t>(std::stoll(sc_.engine.partitions));
+    if (parts > units) {
+      throw InputError(sc_.file, line_of(sc_.engine_node["partitions"]), "engine.partitions",
+                       fmt::format("{} partitions, but the network has only {} switches and servers to share out "
+                                   "(a switch, or a server with its NICs, is never cut)",
+                                   parts, units));
+    }
+  }
+  parts = std::max<size_t>(1, std::min(parts, units));
+  std::vector<std::string> whole = unpartitioned_features();
+  if (parts > 1 && !whole.empty()) {
+    engine_note_ =
+        fmt::format("engine: runs in one partition, on one thread: {} not partitioned yet", fmt::join(whole, ", "));
+    parts = 1;
+  }
+  return partition_fabric(sc_.graph, parts, fabric_of(sc_.top.fabric));
+}
+
+std::vector<std::string> Simulation::unpartitioned_features() const {
+  std::vector<std::string> out;
+  if (sc_.capture) {
+    out.push_back("capture");
+  }
+  if (!sc_.output.timeseries.ports.empty() || !sc_.output.timeseries.flows.empty()) {
+    out.push_back("output.timeseries");
+  }
+  if (sc_.output.trace.enabled()) {
+    out.push_back("output.trace");
+  }
+  if (sc_.output.hpcc.any()) {
+    out.push_back("output.hpcc");
+  }
+  if (sc_.sw.pfc.deadlock.detect_after > Time()) {
+    out.push_back("switch.pfc.deadlock");
+  }
+  if (!sc_.events.empty()) {
+    out.push_back("events");
+  }
+  if (sc_.workload_node.IsSequence()) {
+    for (size_t i = 0; i < sc_.workload_node.size(); ++i) {
+      const std::string type =
+          sc_.workload_node[i].IsMap() && sc_.workload_node[i]["type"] ? sc_.workload_node[i]["type"].Scalar() : "";
+      if (type == "collective" || type == "training" || type == "perftest") {
+        out.push_back("workload type " + type);
+      }
+    }
+  }
+  return out;
+}
+
 void Simulation::build() {
   check_memory(sc_, 0, "topology", 0);
-  net_ = std::make_unique<Network>(sim_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, fabric_of(sc_.top.fabric), sc_.file);
+  net_ = std::make_unique<Network>(*engine_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, fabric_of(sc_.top.fabric), sc_.file);
   if (net_->fabric() == wire::Fabric::kInfiniband) {
     net_->use_credits(sc_.ib);
   }
@@ -447,7 +510,7 @@ void Simulation::build() {
   if (sc_.workload_node.IsSequence()) {
     for (size_t i = 0; i < sc_.workload_node.size(); ++i) {
       const std::string path = "workload." + std::to_string(i);
-      Rng rng = sim_.rng(path);
+      Rng rng = sim().rng(path);
       WorkloadFlows w = generate_workload(sc_.workload_node[i], ctx, path, wc, rng);
       check_memory(sc_, net_->setup_flows() + w.flows.size(), path, line_of(sc_.workload_node[i]));
       const auto base = static_cast<int64_t>(net_->setup_flows());
@@ -532,15 +595,15 @@ void Simulation::build() {
   if (sc_.capture) {
     capture_ = std::make_unique<Capture>(*sc_.capture, *net_, sc_.file);
   }
-  timeseries_ = std::make_unique<TimeSeries>(sc_.output.timeseries, sim_, *net_, sc_.file);
+  timeseries_ = std::make_unique<TimeSeries>(sc_.output.timeseries, sim(), *net_, sc_.file);
   if (sc_.sw.pfc.deadlock.detect_after > Time()) {
-    deadlock_ = std::make_unique<DeadlockDetector>(sc_.sw.pfc.deadlock, sc_.sw.pfc.priorities, sim_, *net_);
+    deadlock_ = std::make_unique<DeadlockDetector>(sc_.sw.pfc.deadlock, sc_.sw.pfc.priorities, sim(), *net_);
   }
   if (sc_.output.hpcc.any()) {
-    hpcc_ = std::make_unique<HpccOutputs>(sc_.output.hpcc, sim_, *net_);
+    hpcc_ = std::make_unique<HpccOutputs>(sc_.output.hpcc, sim(), *net_);
   }
   if (sc_.output.trace.enabled()) {
-    trace_ = std::make_unique<Trace>(sc_.output.trace, sim_, *net_, sc_.file);
+    trace_ = std::make_unique<Trace>(sc_.output.trace, sim(), *net_, sc_.file);
   }
   resolved_ = ScenarioParams::schema().dump(sc_.top);
   resolved_["topology"] = sc_.graph.resolved;
@@ -595,8 +658,8 @@ void Simulation::build() {
 
 double Simulation::run(const std::function<void(const RunProgress&)>& progress, uint64_t progress_every) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (sim_.held() > 0) {
-    sim_.run(sc_.top.stop, progress, progress_every);
+  if (engine_->held() > 0) {
+    engine_->run(sc_.top.stop, progress, progress_every);
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -15,6 +15,7 @@
 #include "rocesim/cluster/deadlock.hpp"
 #include "rocesim/cluster/network.hpp"
 #include "rocesim/core/simulator.hpp"
+#include "rocesim/engine/engine.hpp"
 #include "rocesim/io/capture.hpp"
 #include "rocesim/nic/nic.hpp"
 #include "rocesim/server/server.hpp"
@@ -50,6 +51,8 @@ struct Scenario {
   TopologyGraph graph;
   YAML::Node workload_node;
   RoutingParams routing;
+  EngineParams engine;
+  YAML::Node engine_node;  // for messages
   InfinibandParams ib;
   std::vector<std::string> fabric_warnings;  // settings the fabric ignores
   std::vector<FabricEvent> events;
@@ -92,7 +95,19 @@ std::string scenario_reference_markdown();
 class Simulation {
  public:
   explicit Simulation(Scenario sc);
-  Simulator& sim() { return sim_; }
+  // The first partition's simulator: the whole run's in a run of one partition (what tests step through), and
+  // the random streams' seed in any.
+  Simulator& sim() { return engine_->sim(0); }
+  Engine& engine() { return *engine_; }
+  const Engine& engine() const { return *engine_; }
+  // Where the run ended, and the events it ran (every partition's).
+  Time now() const { return engine_->now(); }
+  uint64_t events() const { return engine_->events(); }
+  // Ends a run at the next window boundary.
+  void request_stop() { engine_->request_stop(); }
+  // Said once on the terminal when the scenario asked for more partitions than it can have (never in results:
+  // they are the same whatever the engine's settings).
+  const std::string& engine_note() const { return engine_note_; }
   Network& net() { return *net_; }
   const Network& net() const { return *net_; }
   const Scenario& scenario() const { return sc_; }
@@ -119,8 +134,12 @@ class Simulation {
 
  private:
   void build();
+  Partitioning plan_partitions();
+  std::vector<std::string> unpartitioned_features() const;
   Scenario sc_;
-  Simulator sim_;
+  int threads_ = 1;
+  std::string engine_note_;
+  std::unique_ptr<Engine> engine_;
   std::unique_ptr<Network> net_;
   std::unique_ptr<Capture> capture_;
   std::unique_ptr<TimeSeries> timeseries_;

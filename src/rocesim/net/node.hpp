@@ -10,6 +10,7 @@
 
 #include "rocesim/core/node_kind.hpp"
 #include "rocesim/core/simulator.hpp"
+#include "rocesim/net/channel.hpp"
 #include "rocesim/net/packet.hpp"
 
 namespace rocesim {
@@ -55,6 +56,7 @@ struct LinkEnd {
   uint16_t peer_port = 0;
   Rate rate;
   Time delay;
+  uint16_t cut_to = 0;  // in a partitioned run, 1 + the peer's partition if that is not the sender's; else 0
 };
 
 // What sending a frame on a link reads, in 24 bytes, for the ports' hot state (a LinkEnd is 32 and has the rate,
@@ -65,8 +67,9 @@ struct TxLink {
   Time delay;
   uint32_t ps_per_byte = 0;
   uint16_t peer_port = 0;
+  uint16_t cut_to = 0;
   static TxLink of(const LinkEnd& l) {
-    return TxLink{l.peer, l.delay, static_cast<uint32_t>(l.rate.ps_per_byte()), l.peer_port};
+    return TxLink{l.peer, l.delay, static_cast<uint32_t>(l.rate.ps_per_byte()), l.peer_port, l.cut_to};
   }
   // Time to serialise `bytes` on `full`, the link this was made of (read only if the rate needs a division).
   Time tx_time(int bytes, const LinkEnd& full) const {
@@ -177,6 +180,9 @@ class Node : public EventHandler {
 
   void handle_event(uint32_t kind, uint64_t arg) final;
 
+  // In a partitioned run: where frames to other partitions go.
+  void set_outboxes(Outboxes* o) { outboxes_ = o; }
+
   // Fabric events are possible in this run: the node checks its links on every send and arrival. `in_delay`:
   // per port, the delay of frames arriving on it.
   void enable_faults(const std::vector<std::pair<Time, Rate>>& in_links);
@@ -210,6 +216,10 @@ class Node : public EventHandler {
       return end;
     }
     p->in_port = link.peer_port;
+    if (link.cut_to) [[unlikely]] {
+      send_across(link, end + link.delay, p);
+      return end;
+    }
     // One event per frame in flight, for the peer itself: the calendar queue's cost does not grow with the
     // number of pending events, and a link is FIFO by construction (arrivals are serialisation times apart).
     sim_.at(end + link.delay, link.peer, kEvArrive, reinterpret_cast<uint64_t>(p));
@@ -223,6 +233,12 @@ class Node : public EventHandler {
   }
   void set_link_state(uint16_t port, bool up);
   [[gnu::noinline]] void lose_on_dead_link(Packet* p, uint16_t port) { lost_to_link(p, port, true); }
+  // A frame on a link to another partition: a copy goes to that partition's outbox (net/channel.hpp), with the
+  // key its arrival event would have had here.
+  [[gnu::noinline]] void send_across(const TxLink& link, Time at, Packet* p) {
+    outboxes_->filling(link.cut_to - 1u).push(at, sim_.take_key(), link.peer, *p);
+    pool_.release(p);
+  }
 
   // Applies a received PFC frame to `ps`: a pause takes effect `response` after the frame arrived. Returns the
   // priorities it resumed (quanta 0).
@@ -235,6 +251,7 @@ class Node : public EventHandler {
   std::vector<PauseState>* pause_ = nullptr;        // per port; set by the subclass
   std::unique_ptr<std::vector<LinkFault>> faults_;  // per port; only in runs with fabric events
   std::vector<PfcObserver*> pfc_obs_;
+  Outboxes* outboxes_ = nullptr;  // partitioned runs only
   uint32_t graph_id_ = 0;
   NodeKind kind_;
   std::string name_;

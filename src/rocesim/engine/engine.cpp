@@ -1,0 +1,231 @@
+#include "rocesim/engine/engine.hpp"
+
+#include <algorithm>
+#include <barrier>
+#include <charconv>
+#include <stdexcept>
+#include <thread>
+
+#include "rocesim/net/node.hpp"
+
+namespace rocesim {
+
+namespace {
+
+// A whole number in [lo, hi], or nullopt.
+std::optional<int64_t> whole(const std::string& v, int64_t lo, int64_t hi) {
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n < lo || n > hi) {
+    return std::nullopt;
+  }
+  return n;
+}
+
+}  // namespace
+
+const Schema<EngineParams>& EngineParams::schema() {
+  static const Schema<EngineParams> s = [] {
+    Schema<EngineParams> sc("engine", "how the run is executed: the same results for every setting");
+    sc.add(&EngineParams::threads, "threads", "1",
+           "threads that run partitions side by side: a number from 1 to 1024, or auto (the machine's cores); "
+           "--threads overrides it",
+           [](const std::string& v) -> std::optional<std::string> {
+             if (v == "auto" || whole(v, 1, kMaxThreads)) {
+               return std::nullopt;
+             }
+             return "must be a whole number from 1 to " + std::to_string(kMaxThreads) + ", or auto";
+           })
+        .add(&EngineParams::partitions, "partitions", "auto",
+             "parts the network is cut into (at links; a switch, or a server with its NICs, is never cut): a "
+             "number no larger than the switches and servers, or auto (one per thread). Scenarios with a capture, "
+             "time series, trace, HPCC outputs, deadlock detector, fabric events or collective, training or "
+             "perftest workloads run in one partition",
+             [](const std::string& v) -> std::optional<std::string> {
+               if (v == "auto" || whole(v, 1, 1 << 20)) {
+                 return std::nullopt;
+               }
+               return "must be a whole number of at least 1, or auto";
+             });
+    return sc;
+  }();
+  return s;
+}
+
+int resolve_threads(const std::string& threads) {
+  if (threads == "auto") {
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  const auto n = whole(threads, 1, kMaxThreads);
+  if (!n) {
+    throw std::invalid_argument("threads must be a whole number from 1 to " + std::to_string(kMaxThreads) +
+                                ", or auto");
+  }
+  return static_cast<int>(*n);
+}
+
+Engine::Engine(uint64_t seed, Partitioning cut, int threads)
+    : cut_(std::move(cut)), threads_(std::max(1, std::min<int>(threads, static_cast<int>(cut_.parts)))) {
+  for (size_t p = 0; p < cut_.parts; ++p) {
+    parts_.push_back(std::make_unique<Partition>(seed, &sources_, cut_.parts));
+  }
+}
+
+Engine::~Engine() = default;
+
+uint64_t Engine::events() const {
+  uint64_t n = 0;
+  for (const auto& p : parts_) {
+    n += p->sim.events();
+  }
+  return n;
+}
+
+int64_t Engine::held() const {
+  int64_t n = 0;
+  for (const auto& p : parts_) {
+    n += p->sim.held();
+  }
+  return n;
+}
+
+uint64_t Engine::crossings() const {
+  uint64_t n = 0;
+  for (const auto& p : parts_) {
+    n += p->received;
+  }
+  return n;
+}
+
+void Engine::receive(size_t p) {
+  Partition& me = *parts_[p];
+  for (size_t s = 0; s < parts_.size(); ++s) {
+    if (s == p) {
+      continue;
+    }
+    Outbox& box = parts_[s]->out.filled(p);
+    for (const Crossing& c : box.frames) {
+      Packet* q = me.pool.acquire(c.frame.kind);
+      *q = c.frame;
+      q->next = nullptr;
+      q->ext = nullptr;
+      if (c.ext >= 0) {
+        me.pool.ext(q) = box.exts[static_cast<size_t>(c.ext)];
+      }
+      me.sim.at_keyed(c.at, c.peer, kEvArrive, reinterpret_cast<uint64_t>(q), c.key);
+    }
+    me.received += box.frames.size();
+    box.clear();
+  }
+}
+
+void Engine::between_windows() {
+  Time earliest = Time::max();
+  for (auto& p : parts_) {
+    earliest = std::min(earliest, p->out.earliest_filling());
+    p->out.flip();
+  }
+  Time last = Time();
+  bool stop = stop_requested_;
+  for (auto& p : parts_) {
+    last = std::max(last, p->sim.now());
+    stop = stop || p->sim.stop_requested();
+    earliest = std::min(earliest, p->sim.next_time());
+  }
+  for (const std::exception_ptr& e : errors_) {
+    stop = stop || e != nullptr;
+  }
+  ended_ = last;
+  if (progress_) {
+    if (const uint64_t n = events(); n >= next_report_) {
+      next_report_ = n + progress_every_;
+      try {
+        progress_(RunProgress{last, stop_, n});
+      } catch (...) {
+        errors_[0] = std::current_exception();
+        stop = true;
+      }
+      stop = stop || stop_requested_;
+    }
+  }
+  if (stop || held() == 0 || earliest == Time::max()) {
+    done_ = true;
+    return;
+  }
+  if (earliest > stop_) {
+    ended_ = stop_;
+    done_ = true;
+    return;
+  }
+  const int64_t l = cut_.lookahead.ps();
+  window_end_ = std::min(Time::ps((earliest.ps() / l + 1) * l), stop_ + Time::ps(1));
+  ++windows_;
+}
+
+void Engine::work(int thread) {
+  for (size_t p = static_cast<size_t>(thread); p < parts_.size(); p += static_cast<size_t>(threads_)) {
+    receive(p);
+    parts_[p]->sim.run_window(window_end_);
+  }
+}
+
+void Engine::run(Time stop, const std::function<void(const RunProgress&)>& progress, uint64_t progress_every) {
+  stop_ = stop;
+  progress_ = progress;
+  progress_every_ = progress_every;
+  next_report_ = events() + progress_every;
+  done_ = false;
+  stop_requested_ = false;
+  errors_.assign(static_cast<size_t>(threads_), nullptr);
+  for (auto& p : parts_) {
+    p->sim.set_windowed(true);
+    p->sim.clear_stop();
+  }
+  between_windows();
+  // Each thread runs its partitions' windows, then waits for the others; the last to arrive decides the next
+  // window (the barrier's completion), so every decision sees every partition at the same boundary.
+  auto run_thread = [this](int t, auto& barrier) {
+    while (!done_) {
+      try {
+        work(t);
+      } catch (...) {
+        errors_[static_cast<size_t>(t)] = std::current_exception();
+      }
+      barrier.arrive_and_wait();
+    }
+  };
+  if (threads_ == 1) {
+    while (!done_) {
+      try {
+        work(0);
+      } catch (...) {
+        errors_[0] = std::current_exception();
+      }
+      between_windows();
+    }
+  } else {
+    auto completion = [this]() noexcept { between_windows(); };
+    std::barrier<decltype(completion)> barrier(threads_, completion);
+    std::vector<std::jthread> others;
+    for (int t = 1; t < threads_; ++t) {
+      others.emplace_back([&, t] { run_thread(t, barrier); });
+    }
+    run_thread(0, barrier);
+  }
+  // Frames of the last window stay in flight, as arrivals pending in their receivers' queues.
+  for (size_t p = 0; p < parts_.size(); ++p) {
+    receive(p);
+  }
+  for (auto& p : parts_) {
+    p->sim.finish(ended_);
+    p->sim.set_windowed(false);
+  }
+  progress_ = {};
+  for (const std::exception_ptr& e : errors_) {
+    if (e) {
+      std::rethrow_exception(e);
+    }
+  }
+}
+
+}  // namespace rocesim

@@ -1,0 +1,104 @@
+// The partitioned engine: the network cut into partitions (partitioner.hpp), each with its own simulator (event
+// queue, clock, hold count) and packet pool, run side by side on threads in conservative windows.
+//
+// Windows: every window ends at a multiple of the fabric's lookahead L, the least latency of any link between
+// two units (fabric_lookahead), and starts at the earliest pending event. A frame sent in a window arrives at
+// least L after it was sent, so no partition's window can receive an event from another partition's same window:
+// the partitions run a window independently, then meet at a barrier, where frames that crossed a cut are handed
+// over (net/channel.hpp). Barrier windows rather than null messages: with a handful of partitions per machine
+// and every partition exchanging frames with most others in every window, one barrier per window costs less than
+// a null message per pair of partitions per window, and the windows are the same for every cut.
+//
+// Same results for every cut: ties are ordered by keys that do not depend on the cut (Simulator), each partition
+// runs its events in that order, and the run ends at the first window boundary where no partition holds it (the
+// last message complete) or at the stop time, boundaries being multiples of L whatever the cut.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocesim/core/params.hpp"
+#include "rocesim/core/simulator.hpp"
+#include "rocesim/engine/partitioner.hpp"
+#include "rocesim/net/channel.hpp"
+#include "rocesim/net/packet.hpp"
+
+namespace rocesim {
+
+// The `engine` section of a scenario: how the run is executed, never what it computes.
+struct EngineParams {
+  std::string threads;     // a number 1..kMaxThreads, or auto (the machine's cores)
+  std::string partitions;  // a number, or auto (one per thread)
+  static const Schema<EngineParams>& schema();
+};
+inline constexpr int kMaxThreads = 1024;
+// The thread count `threads` names (auto: the machine's cores). Throws std::invalid_argument on anything else.
+int resolve_threads(const std::string& threads);
+
+class Engine {
+ public:
+  // `cut`: the partitions; `threads`: at most that many run at once (partition p on thread p mod threads).
+  Engine(uint64_t seed, Partitioning cut, int threads);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  ~Engine();
+
+  size_t partitions() const { return parts_.size(); }
+  int threads() const { return threads_; }
+  const Partitioning& cut() const { return cut_; }
+  uint32_t partition_of(uint32_t graph_node) const { return cut_.node_part[graph_node]; }
+  Simulator& sim(size_t p) { return parts_[p]->sim; }
+  const Simulator& sim(size_t p) const { return parts_[p]->sim; }
+  PacketPool& pool(size_t p) { return parts_[p]->pool; }
+  Outboxes* outboxes(size_t p) { return parts_.size() > 1 ? &parts_[p]->out : nullptr; }
+
+  // Runs until `stop` (events due at it included), until no partition holds the run at a window boundary, or
+  // until request_stop(). `progress` is called at window boundaries, about every `progress_every` events.
+  void run(Time stop, const std::function<void(const RunProgress&)>& progress, uint64_t progress_every);
+  // Ends the run at the next window boundary (from the progress callback, or another thread).
+  void request_stop() { stop_requested_ = true; }
+
+  // After a run, the same in every partition: where the run ended, and the events run in all partitions.
+  Time now() const { return parts_[0]->sim.now(); }
+  uint64_t events() const;
+  int64_t held() const;
+  // Frames handed from one partition to another, and windows run (for docs/performance.md).
+  uint64_t crossings() const;
+  uint64_t windows() const { return windows_; }
+
+ private:
+  struct Partition {
+    Partition(uint64_t seed, uint64_t* sources, size_t parts) : sim(seed, sources), out(parts) {}
+    Simulator sim;
+    PacketPool pool;
+    Outboxes out;
+    uint64_t received = 0;
+  };
+  // The frames other partitions sent to partition p in the window before: into its pool and queue.
+  void receive(size_t p);
+  // Between windows, on one thread: what every partition did decides the next window (or the end).
+  void between_windows();
+  void work(int thread);
+
+  Partitioning cut_;
+  int threads_;
+  uint64_t sources_ = 0;
+  std::vector<std::unique_ptr<Partition>> parts_;
+  // The run in progress.
+  Time stop_;
+  Time window_end_;
+  bool done_ = false;
+  bool stop_requested_ = false;
+  Time ended_;
+  std::function<void(const RunProgress&)> progress_;
+  uint64_t progress_every_ = 0;
+  uint64_t next_report_ = 0;
+  uint64_t windows_ = 0;
+  std::vector<std::exception_ptr> errors_;  // per thread
+};
+
+}  // namespace rocesim

@@ -1,0 +1,37 @@
+// Cutting a fabric into partitions for the partitioned engine (engine.hpp).
+//
+// The unit that never splits is a switch, or a server with all its NICs (and so its GPUs, PCIe and NVLink).
+// Partitions are cut only at links, whose latency (propagation plus the serialisation of the smallest frame) is
+// the lookahead that lets each partition run a window on its own.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rocesim/core/units.hpp"
+#include "rocesim/net/wire.hpp"
+#include "rocesim/topology/topology.hpp"
+
+namespace rocesim {
+
+struct Partitioning {
+  size_t parts = 1;
+  std::vector<uint32_t> node_part;  // per graph node
+  // The least latency of any link between two units: no frame sent in a window of this length arrives in it.
+  // The same for every cut of the same fabric, so windows (and where a run stops) do not depend on the cut.
+  Time lookahead;
+};
+
+// The least latency of a link between units: its delay plus the serialisation of the smallest frame of `fabric`.
+Time fabric_lookahead(const TopologyGraph& g, wire::Fabric fabric);
+
+// The units of `g`: per graph node, the number of its unit (servers as endpoint_server groups their NICs).
+std::vector<uint32_t> units_of(const TopologyGraph& g);
+
+// Cuts `g` into `parts` partitions of about equal load (ports, a NIC's counting as a switch port's): each leaf
+// switch with the servers attached to it stays together, the other switches are shared out after them.
+// `parts` must not exceed the number of units (the caller says so to the user).
+Partitioning partition_fabric(const TopologyGraph& g, size_t parts, wire::Fabric fabric);
+
+}  // namespace rocesim
