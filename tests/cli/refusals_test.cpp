@@ -59,3 +59,17 @@ TEST(CliRefusals, CheckTopologyAndValidateRefuseTheSameFabricsAndEventsWithOneMe
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliRefusals, ThreadsOutsideOneTo1024AreRefusedOnRunSweepAndNcclTestsWithStatusTwo) {
+  for (const std::string cmd : {"run", "sweep", "nccl-tests"}) {
+    for (const char* bad : {"0", "-3", "1025", "many"}) {
+      const ShellResult r = sh(cmd + " scenarios/incast.yaml --threads " + bad);
+      EXPECT_EQ(r.status, 2) << cmd << " --threads " << bad << ": " << r.out;
+      EXPECT_NE(r.out.find("--threads"), std::string::npos) << cmd << " --threads " << bad << ": " << r.out;
+    }
+  }
+}
+
+}  // namespace

@@ -287,6 +287,9 @@ void print_warnings(const Simulation& s) {
   for (const std::string& w : s.warnings()) {
     warn(w);
   }
+  if (!s.engine_note().empty()) {
+    fmt::print(stderr, "rocesim: note: {}\n", s.engine_note());
+  }
 }
 
 // How a report names a run: its result folder's last component.
@@ -1071,6 +1074,20 @@ int main(int argc, char** argv) {
   run->add_option("--set", sets, "override a parameter, e.g. --set switch.ecn.kmin=200KB");
   run->add_option("--seed", seed, "override the scenario's seed");
   run->add_flag("-q,--quiet", quiet, "no progress and no summary");
+  // --threads N: the same as --set engine.threads=N (results do not depend on it).
+  std::string threads;
+  const CLI::Validator thread_count(
+      [](std::string& v) -> std::string {
+        try {
+          resolve_threads(v);
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+        return "";
+      },
+      "N|auto");
+  run->add_option("--threads", threads, "threads to run partitions on (engine.threads): 1-1024 or auto")
+      ->check(thread_count);
   std::string hpcc_config;
   run->add_option("--hpcc-config", hpcc_config, "run an HPCC ns-3 simulator config.txt (its topology and flow files)");
 
@@ -1168,6 +1185,8 @@ int main(int argc, char** argv) {
   nccl_tests->add_flag("-q,--quiet", nccl.quiet, "no progress line (the table is printed)");
   nccl_tests->add_option("--set", sets, "override a parameter, e.g. --set workload.0.protocol.channels=16");
   nccl_tests->add_option("--seed", seed, "override the scenario's seed");
+  nccl_tests->add_option("--threads", threads, "threads to run partitions on (engine.threads): 1-1024 or auto")
+      ->check(thread_count);
 
   SweepArgs sweep_args;
   std::string sweep_out = "sweep";
@@ -1177,6 +1196,8 @@ int main(int argc, char** argv) {
   sweep->add_option("--grid", sweep_args.grid, "KEY=V1,V2,...: one axis of the grid (repeat for more)");
   sweep->add_option("--seeds", sweep_args.seeds, "seeds for every grid point: 1-5, 1,3,9 (default: the scenario's)");
   sweep->add_option("--set", sets, "override a parameter in every run");
+  sweep->add_option("--threads", threads, "threads each run uses (engine.threads): 1-1024 or auto")
+      ->check(thread_count);
   sweep->add_option("-j,--jobs", sweep_args.jobs, "runs at a time")->check(CLI::Range(1, 4096))->capture_default_str();
   sweep->add_option("-o,--out", sweep_out, "the sweep's folder")->capture_default_str();
   sweep->add_option("--emit", sweep_args.emit, "write a cluster job file instead of running: slurm or parallel")
@@ -1208,6 +1229,9 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e, std::cout, err);
     fmt::print(stderr, "{}", printable(err.str()));
     return rc == 0 ? 0 : 2;
+  }
+  if (!threads.empty()) {
+    sets.push_back("engine.threads=" + threads);
   }
   end_with_sweep();
   catch_interrupts();

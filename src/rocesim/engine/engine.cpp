@@ -39,8 +39,7 @@ const Schema<EngineParams>& EngineParams::schema() {
         .add(&EngineParams::partitions, "partitions", "auto",
              "parts the network is cut into (at links; a switch, or a server with its NICs, is never cut): a "
              "number no larger than the switches and servers, or auto (one per thread). Scenarios with a capture, "
-             "time series, trace, HPCC outputs, deadlock detector, fabric events or collective, training or "
-             "perftest workloads run in one partition",
+             "time series, trace, HPCC outputs or the deadlock detector run in one partition",
              [](const std::string& v) -> std::optional<std::string> {
                if (v == "auto" || whole(v, 1, 1 << 20)) {
                  return std::nullopt;

@@ -461,18 +461,6 @@ std::vector<std::string> Simulation::unpartitioned_features() const {
   if (sc_.sw.pfc.deadlock.detect_after > Time()) {
     out.push_back("switch.pfc.deadlock");
   }
-  if (!sc_.events.empty()) {
-    out.push_back("events");
-  }
-  if (sc_.workload_node.IsSequence()) {
-    for (size_t i = 0; i < sc_.workload_node.size(); ++i) {
-      const std::string type =
-          sc_.workload_node[i].IsMap() && sc_.workload_node[i]["type"] ? sc_.workload_node[i]["type"].Scalar() : "";
-      if (type == "collective" || type == "training" || type == "perftest") {
-        out.push_back("workload type " + type);
-      }
-    }
-  }
   return out;
 }
 
@@ -677,6 +665,7 @@ std::vector<ParamDoc> all_params() {
   tcp_cc_registry().describe(out);
   workload_registry().describe(out, "workload[].type", "workload");
   RoutingParams::schema().describe("routing", out);
+  EngineParams::schema().describe("engine", out);
   describe_fabric_events(out);
   CaptureParams::schema().describe("capture", out);
   OutputParams::schema().describe("output", out);
