@@ -75,11 +75,23 @@ TEST(Engine, MorePartitionsThanSwitchesAndServersAreRefusedNamingTheFileLineAndK
   EXPECT_NE(e.find("only 12"), std::string::npos) << e;  // 2 leaves, 2 spines, 8 servers
 }
 
-TEST(Engine, ScenariosWithGlobalObserversRunInOnePartitionAndSaySo) {
-  auto s =
-      test::make_sim(std::string(kIncast) + "output: {timeseries: {ports: \"leaf0:0\"}}\n", {"engine.partitions=3"});
+TEST(Engine, ScenariosWithACaptureRunInOnePartitionAndSaySo) {
+  auto s = test::make_sim(std::string(kIncast) + "capture: {hosts: [0]}\n", {"engine.partitions=3"});
   EXPECT_EQ(s->engine().partitions(), 1u);
-  EXPECT_NE(s->engine_note().find("output.timeseries"), std::string::npos) << s->engine_note();
+  EXPECT_NE(s->engine_note().find("capture"), std::string::npos) << s->engine_note();
+}
+
+TEST(Engine, ATimeSeriesSampleSeesTheSameStateForEveryCut) {
+  const std::string yaml =
+      std::string(kIncast) + "output: {timeseries: {ports: \"leaf0:0, spine0:0\", flows: [0, 3], interval: 1us}}\n";
+  auto one = test::make_sim(yaml, {"engine.partitions=1"});
+  auto four = test::make_sim(yaml, {"engine.partitions=4", "engine.threads=2"});
+  one->run();
+  four->run();
+  EXPECT_EQ(four->engine().partitions(), 4u);
+  ASSERT_NE(one->timeseries(), nullptr);
+  EXPECT_GT(one->timeseries()->csv().size(), 1000u);
+  EXPECT_EQ(one->timeseries()->csv(), four->timeseries()->csv());
 }
 
 }  // namespace rocesim

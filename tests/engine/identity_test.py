@@ -11,7 +11,7 @@ Usage: identity_test.py --binary build/rocesim --source . [--only NAME ...]
 """
 import argparse
 import csv
-import io
+import json
 import os
 import subprocess
 import sys
@@ -57,6 +57,11 @@ def flows_done(out):
     return sum(1 for r in rows(os.path.join(out, "flows.csv")) if r["status"] == "ok")
 
 
+def deadlocks(out):
+    with open(os.path.join(out, "summary.json")) as f:
+        return len(json.load(f).get("deadlock", {}).get("cycles", []))
+
+
 def has_file(name):
     return lambda out: os.path.exists(os.path.join(out, name))
 
@@ -72,6 +77,9 @@ def scenarios(source):
                                 lambda out: flows_done(out) > 0, "flows complete around the failure"),
         "pause-storm-watchdog": (sc("pause-storm.yaml"), ["--set", "switch.pfc.watchdog.enabled=true"],
                                  has_file("victims.csv"), "victims.csv written"),
+        "deadlock-ring-detector": (sc("deadlock-ring.yaml"), [], lambda out: deadlocks(out) == 1,
+                                   "the detector reports the deadlock"),
+        "timeseries": (sc("hadoop-incast.yaml"), [], has_file("timeseries.csv"), "timeseries.csv written"),
         "slow-receiver": (sc("slow-receiver.yaml"), [], lambda out: pauses_sent(out) > 0, "PFC pauses sent"),
         "allreduce-rail": (sc("allreduce-rail.yaml"), ["--set", "workload.0.sizes=[16MiB]"],
                            has_file("nccl-tests.txt"), "nccl-tests.txt written"),

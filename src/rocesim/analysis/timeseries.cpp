@@ -8,8 +8,8 @@
 
 namespace rocesim {
 
-TimeSeries::TimeSeries(const TimeSeriesParams& p, Simulator& sim, Network& net, const std::string& file)
-    : EventHandler(sim.new_source()), p_(p), sim_(sim), net_(net) {
+TimeSeries::TimeSeries(const TimeSeriesParams& p, Engine& engine, Network& net, const std::string& file)
+    : p_(p), net_(net) {
   ports_ = net.parse_ports(p.ports, file, "output.timeseries.ports", &port_names_);
   for (std::string& name : port_names_) {
     name = csv_field(name);  // written into every sample's row
@@ -24,20 +24,18 @@ TimeSeries::TimeSeries(const TimeSeriesParams& p, Simulator& sim, Network& net, 
     flows_.push_back(static_cast<uint32_t>(f));
   }
   if (enabled()) {
-    sim.at(p.start, this, 0);
+    engine.watch(this, p.start);
   }
 }
 
-void TimeSeries::handle_event(uint32_t, uint64_t) {
-  sample();
-  const Time next = sim_.now() + p_.interval;
-  if (next <= p_.stop && sim_.held() > 0) {
-    sim_.at(next, this, 0);
-  }
+Time TimeSeries::look(Time now) {
+  sample(now);
+  const Time next = now + p_.interval;
+  return next <= p_.stop ? next : Time::max();
 }
 
-void TimeSeries::sample() {
-  const int64_t t = sim_.now().ps() / 1000;
+void TimeSeries::sample(Time now) {
+  const int64_t t = now.ps() / 1000;
   const double interval_s = p_.interval.sec_f();
   for (size_t i = 0; i < ports_.size(); ++i) {
     auto [sw, port] = ports_[i];
@@ -48,10 +46,10 @@ void TimeSeries::sample() {
       tx += k.tx_bytes;
       if (k.tx_packets > 0 || sw->queued_bytes(port, c) > 0) {
         csv_ += fmt::format("{},{},queue_bytes.p{},{}\n", t, port_names_[i], c, sw->queued_bytes(port, c));
-        csv_ += fmt::format("{},{},paused.p{},{}\n", t, port_names_[i], c, ps.paused(c, sim_.now()) ? 1 : 0);
+        csv_ += fmt::format("{},{},paused.p{},{}\n", t, port_names_[i], c, ps.paused(c, now) ? 1 : 0);
       }
     }
-    if (sim_.now() > p_.start) {
+    if (now > p_.start) {
       csv_ += fmt::format("{},{},tx_gbps,{:.3f}\n", t, port_names_[i],
                           static_cast<double>(tx - last_tx_[i]) * 8 / interval_s / 1e9);
     }

@@ -10,18 +10,17 @@
 
 namespace rocesim {
 
-class TimeSeries final : public EventHandler {
+class TimeSeries final : public Observer {
  public:
-  // Throws InputError for unknown ports or flows.
-  TimeSeries(const TimeSeriesParams& p, Simulator& sim, Network& net, const std::string& scenario_file);
-  void handle_event(uint32_t kind, uint64_t arg) override;
+  // Throws InputError for unknown ports or flows. Samples from p.start (engine.watch).
+  TimeSeries(const TimeSeriesParams& p, Engine& engine, Network& net, const std::string& scenario_file);
+  Time look(Time now) override;
   const std::string& csv() const { return csv_; }
   bool enabled() const { return !ports_.empty() || !flows_.empty(); }
 
  private:
-  void sample();
+  void sample(Time now);
   TimeSeriesParams p_;
-  Simulator& sim_;
   Network& net_;
   std::vector<std::pair<Switch*, uint16_t>> ports_;
   std::vector<std::string> port_names_;  // as CSV fields

@@ -7,9 +7,9 @@
 
 namespace rocesim {
 
-DeadlockDetector::DeadlockDetector(const DeadlockParams& p, const std::vector<int64_t>& lossless, Simulator& sim,
+DeadlockDetector::DeadlockDetector(const DeadlockParams& p, const std::vector<int64_t>& lossless, Engine& engine,
                                    Network& net)
-    : EventHandler(sim.new_source()), p_(p), sim_(sim), net_(net), lossless_(lossless.begin(), lossless.end()) {
+    : p_(p), engine_(engine), net_(net), lossless_(lossless.begin(), lossless.end()) {
   const auto& sws = net.switches();
   std::map<const Node*, uint32_t> index;
   uint32_t slots = 0;
@@ -32,19 +32,16 @@ DeadlockDetector::DeadlockDetector(const DeadlockParams& p, const std::vector<in
     }
   }
   if (p_.detect_after > Time() && !queues_.empty()) {
-    sim_.after(p_.detect_after / 4, this, 0);
+    engine.watch(this, p_.detect_after / 4);
   }
 }
 
-void DeadlockDetector::handle_event(uint32_t, uint64_t) {
-  look();
-  if (!stopped_ && sim_.held() > 0) {
-    sim_.after(p_.detect_after / 4, this, 0);
-  }
+Time DeadlockDetector::look(Time now) {
+  find_cycles(now);
+  return stopped_ ? Time::max() : now + p_.detect_after / 4;
 }
 
-void DeadlockDetector::look() {
-  const Time now = sim_.now();
+void DeadlockDetector::find_cycles(Time now) {
   std::vector<char> stuck(queues_.size(), 0);
   bool any = false;
   for (size_t i = 0; i < queues_.size(); ++i) {
@@ -102,7 +99,7 @@ void DeadlockDetector::look() {
   }
   if (!found_.empty() && p_.action == "stop") {
     stopped_ = true;
-    sim_.request_stop();
+    engine_.request_stop();
   }
 }
 

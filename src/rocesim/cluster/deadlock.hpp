@@ -20,10 +20,10 @@ struct DeadlockReport {
   std::vector<std::string> queues;  // "switch:port", each paused by the next's switch and the last by the first's
 };
 
-class DeadlockDetector final : public EventHandler {
+class DeadlockDetector final : public Observer {
  public:
-  DeadlockDetector(const DeadlockParams& p, const std::vector<int64_t>& lossless, Simulator& sim, Network& net);
-  void handle_event(uint32_t kind, uint64_t arg) override;
+  DeadlockDetector(const DeadlockParams& p, const std::vector<int64_t>& lossless, Engine& engine, Network& net);
+  Time look(Time now) override;
   const std::vector<DeadlockReport>& deadlocks() const { return found_; }
   bool stopped_run() const { return stopped_; }
 
@@ -37,11 +37,11 @@ class DeadlockDetector final : public EventHandler {
     int64_t sent = -1;
     Time moved;  // the last look at which it had sent something new, held nothing or was not paused
   };
-  void look();
+  void find_cycles(Time now);
   uint32_t queue_index(uint32_t sw, uint16_t port, int prio) const { return base_[sw] + port * 8u + prio; }
 
   DeadlockParams p_;
-  Simulator& sim_;
+  Engine& engine_;
   Network& net_;
   std::vector<uint32_t> base_;  // per switch: the first slot of its (port, priority) table
   std::vector<uint32_t> slot_;  // (switch, port, priority) -> index into queues_, or UINT32_MAX

@@ -39,7 +39,7 @@ const Schema<EngineParams>& EngineParams::schema() {
         .add(&EngineParams::partitions, "partitions", "auto",
              "parts the network is cut into (at links; a switch, or a server with its NICs, is never cut): a "
              "number no larger than the switches and servers, or auto (one per thread). Scenarios with a capture, "
-             "time series, trace, HPCC outputs or the deadlock detector run in one partition",
+             "output.trace or output.hpcc run in one partition",
              [](const std::string& v) -> std::optional<std::string> {
                if (v == "auto" || whole(v, 1, 1 << 20)) {
                  return std::nullopt;
@@ -135,6 +135,19 @@ void Engine::between_windows() {
     stop = stop || e != nullptr;
   }
   ended_ = last;
+  Time look = Time::max();
+  if (!stop && held() > 0) {
+    for (Watch& w : observers_) {
+      if (w.next <= boundary_) {
+        w.next = w.observer->look(boundary_);
+      }
+      look = std::min(look, w.next);
+    }
+    if (stop_requested_) {  // an observer ended the run: its look was the run's last act
+      stop = true;
+      ended_ = boundary_;
+    }
+  }
   if (progress_) {
     if (const uint64_t n = events(); n >= next_report_) {
       next_report_ = n + progress_every_;
@@ -147,17 +160,19 @@ void Engine::between_windows() {
       stop = stop || stop_requested_;
     }
   }
-  if (stop || held() == 0 || earliest == Time::max()) {
+  if (stop || held() == 0 || (earliest == Time::max() && look == Time::max())) {
     done_ = true;
     return;
   }
-  if (earliest > stop_) {
+  if (std::min(earliest, look) > stop_) {
     ended_ = stop_;
     done_ = true;
     return;
   }
   const int64_t l = cut_.lookahead.ps();
-  window_end_ = std::min(Time::ps((earliest.ps() / l + 1) * l), stop_ + Time::ps(1));
+  const Time grid = earliest == Time::max() ? Time::max() : Time::ps((earliest.ps() / l + 1) * l);
+  window_end_ = std::min({grid, look, stop_ + Time::ps(1)});
+  boundary_ = window_end_;
   ++windows_;
 }
 
@@ -176,9 +191,11 @@ void Engine::run(Time stop, const std::function<void(const RunProgress&)>& progr
   done_ = false;
   stop_requested_ = false;
   errors_.assign(static_cast<size_t>(threads_), nullptr);
+  boundary_ = Time();
   for (auto& p : parts_) {
     p->sim.set_windowed(true);
     p->sim.clear_stop();
+    boundary_ = std::max(boundary_, p->sim.now());
   }
   between_windows();
   // Each thread runs its partitions' windows, then waits for the others; the last to arrive decides the next

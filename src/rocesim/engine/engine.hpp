@@ -39,6 +39,19 @@ inline constexpr int kMaxThreads = 1024;
 // The thread count `threads` names (auto: the machine's cores). Throws std::invalid_argument on anything else.
 int resolve_threads(const std::string& threads);
 
+// Something that looks at the whole network while the run goes (a time series, the PFC deadlock detector).
+// Contract: look(now) runs between windows, when every partition has run its events due before `now` and none due
+// at or after it, so what it sees does not depend on the cut. It may read any node and change none; it may end the
+// run (Engine::request_stop). It returns when it next wants to look, later than `now` (Time::max(): never). Looks
+// happen while the run goes on: not once no partition holds it.
+class Observer {
+ public:
+  virtual Time look(Time now) = 0;
+
+ protected:
+  ~Observer() = default;
+};
+
 class Engine {
  public:
   // `cut`: the partitions; `threads`: at most that many run at once (partition p on thread p mod threads).
@@ -59,8 +72,10 @@ class Engine {
   // Runs until `stop` (events due at it included), until no partition holds the run at a window boundary, or
   // until request_stop(). `progress` is called at window boundaries, about every `progress_every` events.
   void run(Time stop, const std::function<void(const RunProgress&)>& progress, uint64_t progress_every);
-  // Ends the run at the next window boundary (from the progress callback, or another thread).
+  // Ends the run at the next window boundary (from the progress callback, or an observer).
   void request_stop() { stop_requested_ = true; }
+  // `o` looks first at `first` (before the run; the engine does not own it).
+  void watch(Observer* o, Time first) { observers_.push_back({o, first}); }
 
   // After a run, the same in every partition: where the run ended, and the events run in all partitions.
   Time now() const { return parts_[0]->sim.now(); }
@@ -94,6 +109,12 @@ class Engine {
   bool done_ = false;
   bool stop_requested_ = false;
   Time ended_;
+  Time boundary_;  // where the last window ended (where the run starts, before the first)
+  struct Watch {
+    Observer* observer;
+    Time next;
+  };
+  std::vector<Watch> observers_;
   std::function<void(const RunProgress&)> progress_;
   uint64_t progress_every_ = 0;
   uint64_t next_report_ = 0;

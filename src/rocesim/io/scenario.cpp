@@ -449,17 +449,11 @@ std::vector<std::string> Simulation::unpartitioned_features() const {
   if (sc_.capture) {
     out.push_back("capture");
   }
-  if (!sc_.output.timeseries.ports.empty() || !sc_.output.timeseries.flows.empty()) {
-    out.push_back("output.timeseries");
-  }
   if (sc_.output.trace.enabled()) {
     out.push_back("output.trace");
   }
   if (sc_.output.hpcc.any()) {
     out.push_back("output.hpcc");
-  }
-  if (sc_.sw.pfc.deadlock.detect_after > Time()) {
-    out.push_back("switch.pfc.deadlock");
   }
   return out;
 }
@@ -583,9 +577,9 @@ void Simulation::build() {
   if (sc_.capture) {
     capture_ = std::make_unique<Capture>(*sc_.capture, *net_, sc_.file);
   }
-  timeseries_ = std::make_unique<TimeSeries>(sc_.output.timeseries, sim(), *net_, sc_.file);
+  timeseries_ = std::make_unique<TimeSeries>(sc_.output.timeseries, *engine_, *net_, sc_.file);
   if (sc_.sw.pfc.deadlock.detect_after > Time()) {
-    deadlock_ = std::make_unique<DeadlockDetector>(sc_.sw.pfc.deadlock, sc_.sw.pfc.priorities, sim(), *net_);
+    deadlock_ = std::make_unique<DeadlockDetector>(sc_.sw.pfc.deadlock, sc_.sw.pfc.priorities, *engine_, *net_);
   }
   if (sc_.output.hpcc.any()) {
     hpcc_ = std::make_unique<HpccOutputs>(sc_.output.hpcc, sim(), *net_);
