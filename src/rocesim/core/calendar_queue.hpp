@@ -319,7 +319,9 @@ class CalendarQueue {
       while (j < n && a[j].offset() == a[i].offset()) {
         ++j;
       }
-      if (j - i > 1) {
+      if (j - i > 16) {  // a burst at one picosecond (a collective's ranks starting together)
+        std::sort(a + i, a + j, [](const Slim& x, const Slim& y) { return x.key > y.key; });
+      } else if (j - i > 1) {
         insertion_sort(a + i, j - i);
       }
       i = j;

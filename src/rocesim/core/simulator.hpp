@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string_view>
 
 #include "rocesim/core/calendar_queue.hpp"
@@ -41,8 +42,10 @@ class EventKind {
 // network is cut into partitions: what a partitioned engine needs to give the sequential run's results.
 class Simulator {
  public:
-  // Bits of a key that count a source's events: 2^40 (10^12) events per source, 2^24 sources.
+  // Bits of a key that count a source's events: 2^40 (10^12) events per source, then 23 bits of source number
+  // (8 million handlers) and the top bit for at_end_of_now.
   static constexpr int kCountBits = 40;
+  static constexpr uint64_t kLastKey = uint64_t{1} << 63;
 
   explicit Simulator(uint64_t seed) : sources_(&own_sources_), seed_(seed) { queue_.reserve(1 << 16); }
   // One partition's simulator of a partitioned run: sources are numbered from `shared_sources`, the count all
@@ -66,10 +69,20 @@ class Simulator {
     queue_.push(t, h, kind.value(), arg, (*source_)++);
   }
   void after(Time d, EventHandler* h, EventKind kind, uint64_t arg = 0) { at(now_ + d, h, kind, arg); }
+  // An event that runs after every other event due now, for work that gathers what this picosecond brings (e.g.
+  // one reallocation for every transfer starting now): its key has the top bit set, above every source.
+  void at_end_of_now(EventHandler* h, EventKind kind, uint64_t arg = 0) {
+    queue_.push(now_, h, kind.value(), arg, (*source_)++ | kLastKey);
+  }
 
   // The first key of a new source of events, for an EventHandler's constructor. Sources are numbered in the
   // order they are made, which the scenario alone decides.
-  uint64_t new_source() { return ++*sources_ << kCountBits; }
+  uint64_t new_source() {
+    if (*sources_ + 1 >= kLastKey >> kCountBits) {
+      throw std::length_error("more than 8 million event sources");
+    }
+    return ++*sources_ << kCountBits;
+  }
   // The key of an event scheduled now that another partition will queue (a frame across a cut link).
   uint64_t take_key() { return (*source_)++; }
   // Queues an event whose key was drawn in another partition (take_key); the engine, between windows.

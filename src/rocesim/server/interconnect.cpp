@@ -30,10 +30,10 @@ void Interconnect::start(const std::vector<uint16_t>& path, Bytes bytes, Time la
   t.app = app;
   t.cookie = cookie;
   active_.push_back(slot);
-  // Transfers that start at the same moment are shared out once.
+  // Transfers that start at the same moment are shared out once, after every event of that moment.
   if (!realloc_pending_) {
     realloc_pending_ = true;
-    sim_.after(Time(), this, kEvRealloc);
+    sim_.at_end_of_now(this, kEvRealloc);
   }
 }
 
