@@ -78,7 +78,8 @@ TEST(Engine, MorePartitionsThanSwitchesAndServersAreRefusedNamingTheFileLineAndK
 TEST(Engine, ScenariosWithACaptureRunInOnePartitionAndSaySo) {
   auto s = test::make_sim(std::string(kIncast) + "capture: {hosts: [0]}\n", {"engine.partitions=3"});
   EXPECT_EQ(s->engine().partitions(), 1u);
-  EXPECT_NE(s->engine_note().find("capture"), std::string::npos) << s->engine_note();
+  ASSERT_EQ(s->notes().size(), 1u);
+  EXPECT_NE(s->notes()[0].find("capture"), std::string::npos) << s->notes()[0];
 }
 
 TEST(Engine, ATimeSeriesSampleSeesTheSameStateForEveryCut) {

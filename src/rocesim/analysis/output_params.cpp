@@ -46,18 +46,23 @@ const Schema<TimeSeriesParams>& TimeSeriesParams::schema() {
 const Schema<OutputParams>& OutputParams::schema() {
   static const Schema<OutputParams> s = [] {
     Schema<OutputParams> sc("output", "analysis written beside the standard result files");
-    sc.add(
-          &OutputParams::buckets, "buckets", "10KB, 100KB, 1MB, 10MB",
-          "upper edges of the flow-size buckets of the slowdown table (a last bucket takes the rest)",
-          [](const std::string& v) -> std::optional<std::string> {
-            try {
-              parse_bucket_edges(v);
-            } catch (const UnitError& e) {
-              return e.message;
-            }
-            return std::nullopt;
-          },
-          "sizes")
+    sc.add(&OutputParams::flows, "flows", "auto",
+           "message records: all (a flows.csv row per message), aggregate (a collective's messages summed per call "
+           "and queue pair in messages.csv, memory by the cluster, not the messages), off (neither file; the "
+           "summary still counts them), auto (all up to a million expected collective messages, else aggregate)",
+           one_of({"auto", "all", "aggregate", "off"}))
+        .add(
+            &OutputParams::buckets, "buckets", "10KB, 100KB, 1MB, 10MB",
+            "upper edges of the flow-size buckets of the slowdown table (a last bucket takes the rest)",
+            [](const std::string& v) -> std::optional<std::string> {
+              try {
+                parse_bucket_edges(v);
+              } catch (const UnitError& e) {
+                return e.message;
+              }
+              return std::nullopt;
+            },
+            "sizes")
         .add(&OutputParams::warmup, "warmup", "0ns",
              "leave flows that start before this out of every FCT percentile (steady-state studies); the summary "
              "says how many",

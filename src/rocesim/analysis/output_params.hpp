@@ -19,6 +19,7 @@ struct TimeSeriesParams {
 };
 
 struct OutputParams {
+  std::string flows;    // auto, all, aggregate, off: which message records the run keeps and writes
   std::string buckets;  // upper edges of the flow-size buckets of the slowdown table
   Time warmup;          // flows that start earlier are left out of the percentiles
   bool report = true;   // write report.html

@@ -102,6 +102,9 @@ nlohmann::json summary_json(Simulation& s, const RunInfo& info) {
                        {"p95", number_or_null(percentile(sd, 0.95))},
                        {"p99", number_or_null(percentile(sd, 0.99))}};
   j["fct_ns"] = fct_ns_json(all, warmup);
+  if (s.scenario().output.flows != "all") {
+    j["message_groups"] = message_groups_json(net, s.scenario().output.flows);
+  }
   const nlohmann::json highlights = highlights_json(net, warmup, s.now());
   for (const auto& [key, value] : highlights.items()) {
     j[key] = value;
@@ -326,6 +329,37 @@ std::string flows_csv(const Network& net) {
   return out;
 }
 
+std::string messages_csv(const Network& net) {
+  std::string out =
+      "workload,instance,src,dst,messages,size_bytes,priority,start_ns,end_ns,time_ns,retransmits,cnps,operation,"
+      "status,delivered_bytes,src_name,dst_name\n";
+  const auto ns = [](Time t) { return fmt::format("{:.3f}", static_cast<double>(t.ps()) / 1000.0); };
+  for (const FlowRecord& g : net.message_groups()) {
+    const char* status = g.failed ? "failed" : g.done ? "ok" : "unfinished";
+    const bool ended = g.failed || g.done;
+    out += fmt::format("workload.{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", g.spec.workload, g.group,
+                       g.spec.src, g.spec.dst, g.messages, g.spec.size.count(), g.spec.priority, ns(g.spec.start),
+                       ended ? ns(g.end) : "", ended ? ns(g.end - g.spec.start) : "", g.retransmits, g.cnps,
+                       to_string(g.spec.op), status, g.delivered, csv_field(net.nics()[g.spec.src]->name()),
+                       csv_field(net.nics()[g.spec.dst]->name()));
+  }
+  return out;
+}
+
+nlohmann::json message_groups_json(const Network& net, const std::string& records) {
+  int64_t messages = 0, groups = 0, done = 0, failed = 0, retx = 0, cnps = 0;
+  for (const FlowRecord& g : net.message_groups()) {
+    ++groups;
+    messages += g.messages;
+    done += g.done;
+    failed += g.failed;
+    retx += g.retransmits;
+    cnps += g.cnps;
+  }
+  return {{"records", records},      {"groups", groups},    {"messages", messages}, {"groups_completed", done},
+          {"groups_failed", failed}, {"retransmits", retx}, {"cnps", cnps}};
+}
+
 std::string ports_csv(const Network& net, Time now) {
   std::string out =
       "switch,port,peer,priority,tx_bytes,tx_packets,max_queue_bytes,ecn_marked,drops_shared_limit,"
@@ -465,6 +499,11 @@ std::string summary_table(const nlohmann::json& s) {
   }
   t += fmt::format("  flows            {} completed of {}{}\n", num(s["flows"]["completed"]), num(s["flows"]["total"]),
                    s["flows"]["failed"].get<int64_t>() > 0 ? ", " + num(s["flows"]["failed"]) + " failed" : "");
+  if (s.contains("message_groups")) {
+    const auto& g = s["message_groups"];
+    t += fmt::format("  collective msgs  {} in {} groups per call and queue pair{}\n", num(g["messages"]),
+                     num(g["groups"]), g["records"] == "aggregate" ? " (messages.csv)" : "");
+  }
   t += highlights_table(s);
   t += fmt::format("  FCT slowdown     p50 {}  p95 {}  p99 {}\n", num(s["fct_slowdown"]["p50"]),
                    num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));

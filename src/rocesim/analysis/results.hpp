@@ -26,6 +26,10 @@ struct RunInfo {
 
 nlohmann::json summary_json(Simulation& s, const RunInfo& info);
 std::string flows_csv(const Network& net);
+// One row per message group (output.flows: aggregate): a collective call's messages on one queue pair.
+std::string messages_csv(const Network& net);
+// summary.json's message_groups: how the records were kept, and the groups' totals.
+nlohmann::json message_groups_json(const Network& net, const std::string& records);
 // The files of the workloads' reports (perftest.txt, ...), same-named ones joined.
 std::vector<std::pair<std::string, std::string>> report_files(const Simulation& s);
 std::string ports_csv(const Network& net, Time now);

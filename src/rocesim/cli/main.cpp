@@ -287,8 +287,8 @@ void print_warnings(const Simulation& s) {
   for (const std::string& w : s.warnings()) {
     warn(w);
   }
-  if (!s.engine_note().empty()) {
-    fmt::print(stderr, "rocesim: note: {}\n", s.engine_note());
+  for (const std::string& note : s.notes()) {
+    fmt::print(stderr, "rocesim: note: {}\n", note);
   }
 }
 
@@ -315,12 +315,21 @@ struct PendingFiles {
 };
 
 // Writes every result file of a finished run into `out_dir` (all or nothing) and returns the summary; the names
-// of the files beyond the always-written ones go to `extra`.
+// of the files it wrote go to `extra` (", flows.csv, ports.csv, ...").
 nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulation* baseline, ResultWriter& rw,
                              const std::string& out_dir, bool quiet, std::string& extra) {
   nlohmann::json summary = summary_json(s, info);
   PendingFiles w;
-  w.stage("flows.csv", flows_csv(s.net()));
+  const std::string& records = s.scenario().output.flows;
+  if (records != "off") {
+    w.stage("flows.csv", flows_csv(s.net()));
+    extra += ", flows.csv";
+  }
+  extra += ", ports.csv, nics.csv, fct_buckets.csv";
+  if (records == "aggregate") {
+    w.stage("messages.csv", messages_csv(s.net()));
+    extra += ", messages.csv";
+  }
   w.stage("ports.csv", ports_csv(s.net(), s.now()));
   w.stage("nics.csv", nics_csv(s.net(), s.now()));
   w.stage("fct_buckets.csv", buckets_csv(slowdown_by_size(s.net(), parse_bucket_edges(s.scenario().output.buckets),
@@ -457,8 +466,7 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
                          : path.empty()       ? kDefaultScenarioName
                                               : path));
     fmt::print("{}", printable(summary_table(summary)));
-    fmt::print("  results          {}/summary.json, flows.csv, ports.csv, nics.csv, fct_buckets.csv{}\n",
-               printable(out_dir), printable(extra));
+    fmt::print("  results          {}/summary.json{}\n", printable(out_dir), printable(extra));
     std::error_code ec;
     const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     const std::string abs_out = std::filesystem::absolute(out_dir).lexically_normal().string();

@@ -615,7 +615,24 @@ uint32_t Network::add_flow(const FlowSpec& spec) {
 }
 
 const std::vector<FlowRecord>& Network::flows() const {
+  gather();
+  return gathered_;
+}
+
+const std::vector<FlowRecord>& Network::message_groups() const {
+  gather();
+  return grouped_;
+}
+
+void Network::group_records(bool on) {
+  for (auto& nic : nics_) {
+    nic->group_records(on);
+  }
+}
+
+void Network::gather() const {
   gathered_.clear();
+  grouped_.clear();
   std::vector<std::pair<std::tuple<Time, uint32_t, size_t>, size_t>> unnumbered;
   std::vector<bool> responder_counted(conns_.size(), false);
   for (const auto& nic : nics_) {
@@ -633,6 +650,10 @@ const std::vector<FlowRecord>& Network::flows() const {
       r.spec.transport = c.transport;
       r.ideal_fct = ideal_fct(r.spec.src, r.spec.dst, r.spec.size, r.sport, r.spec.op, r.spec.transport);
       r.base_rtt = base_rtt(c.sender, c.receiver, r.sport);
+      if (r.group != WorkRequest::kNoGroup) {
+        grouped_.push_back(r);
+        continue;
+      }
       if (r.id == Nic::kUnnumbered) {
         unnumbered.push_back({{r.posted, r.spec.src, i}, gathered_.size()});
       }
@@ -645,7 +666,10 @@ const std::vector<FlowRecord>& Network::flows() const {
     gathered_[u.second].id = next++;
   }
   std::sort(gathered_.begin(), gathered_.end(), [](const FlowRecord& x, const FlowRecord& y) { return x.id < y.id; });
-  return gathered_;
+  std::sort(grouped_.begin(), grouped_.end(), [](const FlowRecord& x, const FlowRecord& y) {
+    return std::tie(x.spec.workload, x.group, x.spec.src, x.conn) <
+           std::tie(y.spec.workload, y.group, y.spec.src, y.conn);
+  });
 }
 
 std::vector<std::pair<Switch*, uint16_t>> Network::parse_ports(const std::string& list, const std::string& file,

@@ -89,7 +89,16 @@ class Network {
   // (add_flow) keep their ids; the others are numbered after them in the order they were posted (time, then
   // endpoint, then posting order at that endpoint). Counters kept at the far end (bytes the data receiver took,
   // a READ responder's retransmissions and CNPs) are read from there. Rebuilt on every call: for outputs.
+  // Grouped messages (output.flows: aggregate) are not among them: see message_groups().
   const std::vector<FlowRecord>& flows() const;
+  // The records of message groups: per call (a collective instance) and queue pair, its messages together, in the
+  // order of workload, call, requester endpoint and connection. Rebuilt on every call.
+  const std::vector<FlowRecord>& message_groups() const;
+  // Keep grouped messages' records per call and queue pair instead of one each (output.flows: aggregate).
+  void group_records(bool on);
+  // What installed applications will post (each adds its estimate when installed).
+  void expect(const ExpectedTraffic& t) { expected_ += t; }
+  const ExpectedTraffic& expected() const { return expected_; }
   // The send and receive halves that carry a flow numbered at setup (for time series and tests).
   struct FlowPath {
     uint32_t sender = 0, send_qpn = 0, receiver = 0, recv_qpn = 0;
@@ -192,7 +201,10 @@ class Network {
   std::vector<uint32_t> flows_app_;  // per server: the app id of its FlowsApp, or UINT32_MAX before the first flow
   std::vector<FlowPath> conns_;      // per direction of each connection: where its data goes
   std::vector<uint32_t> flow_conn_;  // flow id (setup) -> its connection direction
-  mutable std::vector<FlowRecord> gathered_;
+  mutable std::vector<FlowRecord> gathered_, grouped_;
+  ExpectedTraffic expected_;
+  // Reads every NIC's records into gathered_ (flows) and grouped_ (message groups).
+  void gather() const;
   std::array<bool, 8> prio_has_dscp_{};
   const TcpParams* tcp_ = nullptr;
   const TcpCcAlgorithm* tcp_cc_ = nullptr;

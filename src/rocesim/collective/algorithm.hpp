@@ -56,8 +56,32 @@ struct Item {
     it.reduce = reduce && from != kNoLink;
     return it;
   }
+  bool operator==(const Item&) const = default;
 };
-using Runner = std::vector<Item>;
+
+// A runner's items in order, kept as runs of equal items: a ring repeats one step for every rank, so a rank's work
+// takes memory by its distinct steps, not by the size of the group.
+class Runner {
+ public:
+  struct Run {
+    Item item;
+    uint64_t count = 0;
+  };
+  void push_back(const Item& it) {
+    if (runs_.empty() || !(runs_.back().item == it)) {
+      runs_.push_back({it, 0});
+    }
+    ++runs_.back().count;
+    ++size_;
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const std::vector<Run>& runs() const { return runs_; }
+
+ private:
+  std::vector<Run> runs_;
+  size_t size_ = 0;
+};
 
 // A directed connection between two ranks. Each algorithm makes its own (one per ring edge and channel, tree
 // edge and channel, ...): a connection's slots belong to one sequence of sends.

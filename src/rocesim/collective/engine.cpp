@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
+#include <unordered_map>
 
 #include "rocesim/cluster/network.hpp"
 
@@ -96,10 +98,21 @@ class CollectiveApp final : public Application {
  private:
   struct RunnerState {
     Runner items;
-    size_t pos = 0;
+    size_t pos = 0;  // items done
+    size_t run = 0;  // the current item: run `run` of items.runs(), its `in_run`-th repetition
+    uint64_t in_run = 0;
     bool busy = false;
     bool finished = false;
     int pending = 0;  // transfers of the current item not yet done
+
+    const Item& current() const { return items.runs()[run].item; }
+    void next() {
+      ++pos;
+      if (++in_run == items.runs()[run].count) {
+        ++run;
+        in_run = 0;
+      }
+    }
   };
   struct RankState {
     uint32_t rank = 0;
@@ -225,7 +238,7 @@ class CollectiveApp final : public Application {
     RankState& s = ranks_[lr];
     RunnerState& run = s.runners[ri];
     while (!run.busy && run.pos < run.items.size()) {
-      const Item& it = run.items[run.pos];
+      const Item& it = run.current();
       if (it.after_runner != kNoLink && s.runners[it.after_runner].pos < it.after_items) {
         s.gated.push_back(ri);
         return;
@@ -314,7 +327,8 @@ class CollectiveApp final : public Application {
   void pass_done(Host& host, uint32_t lr, uint32_t ri) {
     RankState& s = ranks_[lr];
     RunnerState& run = s.runners[ri];
-    const Item it = run.items[run.pos];
+    const Item it = run.current();
+    const auto instance = static_cast<uint32_t>(times_[lr].size() - 1);  // the call's instance number
     each(it.out, [&](uint32_t l) {
       const CollLink& out = g_.layout.links[l];
       if (!out.net) {
@@ -326,6 +340,7 @@ class CollectiveApp final : public Application {
         wr.size = Bytes(std::max<int64_t>(1, it.bytes));
         wr.signaled = false;
         wr.workload = workload_;
+        wr.group = instance;
         host.post(out.qp_from, wr);
       }
     });
@@ -340,11 +355,12 @@ class CollectiveApp final : public Application {
         wr.size = g_.proto.credit_message;
         wr.signaled = false;
         wr.workload = workload_;
+        wr.group = instance;
         host.post(in.qp_to, wr);
       }
     });
     run.busy = false;
-    ++run.pos;
+    run.next();
     // Runners waiting for this one's items may go on, then this one.
     std::vector<uint32_t> gated;
     gated.swap(s.gated);
@@ -373,9 +389,49 @@ class CollectiveApp final : public Application {
   std::vector<std::vector<std::pair<Time, Time>>> times_;
 };
 
-}  // namespace rocesim
-
-namespace rocesim {
+ExpectedTraffic expected_traffic(const CollectiveGroup& g, const std::vector<Phase>& program) {
+  // Equal calls post equal messages: count each distinct call once, over every rank's runners.
+  std::map<std::tuple<CollOp, int64_t, uint32_t>, size_t> distinct;
+  size_t instances = 0;
+  for (const Phase& ph : program) {
+    for (const CollectiveCall& call : ph.calls) {
+      ++distinct[{call.op, call.bytes.count(), call.root}];
+      ++instances;
+    }
+  }
+  ExpectedTraffic total;
+  for (const auto& [key, times] : distinct) {
+    const auto& [op, bytes, root] = key;
+    const CollectiveCall call{op, Bytes(bytes), root};
+    const auto k = static_cast<double>(times);
+    for (uint32_t r = 0; r < g.layout.size(); ++r) {
+      for (const Runner& run : g.by_op[static_cast<size_t>(op)]->runners(r, call)) {
+        for (const Runner::Run& x : run.runs()) {
+          const double n = static_cast<double>(x.count) * k;
+          each(x.item.out, [&](uint32_t l) {  // a slice to another server: one WRITE with immediate
+            if (g.layout.links[l].net) {
+              total.messages += n;
+              total.bytes += n * static_cast<double>(std::max<int64_t>(1, x.item.bytes));
+            }
+          });
+          each(x.item.in, [&](uint32_t l) {  // a slice from another server: one credit message back
+            if (g.layout.links[l].net) {
+              total.messages += n;
+              total.bytes += n * static_cast<double>(g.proto.credit_message.count());
+            }
+          });
+        }
+      }
+    }
+  }
+  // Grouped, each call keeps a record per queue pair that carries its messages: data one way, credits back.
+  double net_links = 0;
+  for (const CollLink& l : g.layout.links) {
+    net_links += l.net ? 1 : 0;
+  }
+  total.groups = 2 * net_links * static_cast<double>(instances);
+  return total;
+}
 
 std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const std::vector<RankPlace>& ranks,
                                                            const ProtocolParams& proto,
@@ -409,13 +465,15 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
     }
   }
   const GroupLayout& layout = g->layout;
+  net.expect(expected_traffic(*g, program));
   // One application per server.
   std::vector<CollectiveApp*> app_of(layout.servers.size());
   std::vector<uint32_t> app_id(layout.servers.size());
-  const auto server_index = [&](uint32_t server) {
-    return static_cast<size_t>(std::find(layout.servers.begin(), layout.servers.end(), server) -
-                               layout.servers.begin());
-  };
+  std::unordered_map<uint32_t, size_t> index_of_server;
+  for (size_t j = 0; j < layout.servers.size(); ++j) {
+    index_of_server[layout.servers[j]] = j;
+  }
+  const auto server_index = [&](uint32_t server) { return index_of_server.at(server); };
   for (size_t j = 0; j < layout.servers.size(); ++j) {
     Host& host = net.server(layout.servers[j]);
     auto app = std::make_unique<CollectiveApp>(*g, layout.local[j], program, layout.servers[j]);

@@ -51,6 +51,10 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
                                                            const std::vector<Phase>& program, Time start,
                                                            uint16_t workload);
 
+// What a group's program will post between servers, counted from its runners before the run: messages (slices
+// and the credits that answer them), their bytes, and the records they would take grouped per call and queue pair.
+ExpectedTraffic expected_traffic(const CollectiveGroup& g, const std::vector<Phase>& program);
+
 // Results read after the run.
 std::vector<InstanceTimes> instance_times(const CollectiveGroup& g);
 size_t group_size(const CollectiveGroup& g);

@@ -51,13 +51,15 @@ class HalvingDoubling final : public CollectiveAlgorithm {
     const int64_t total = call.bytes.count();
     Runner recv, send;
     const auto add = [&](Runner& run, int64_t bytes, uint32_t in, uint32_t out, bool reduce, size_t after) {
-      const size_t first = run.size();
+      bool first = true;
       for (int64_t b : slices_of(bytes, slice_)) {
-        run.push_back(Item::pass(b, in, out, reduce));
-      }
-      if (after > 0) {  // the sends wait for the receives whose data they carry
-        run[first].after_runner = 0;
-        run[first].after_items = static_cast<uint32_t>(after);
+        Item it = Item::pass(b, in, out, reduce);
+        if (first && after > 0) {  // the sends wait for the receives whose data they carry
+          it.after_runner = 0;
+          it.after_items = static_cast<uint32_t>(after);
+        }
+        first = false;
+        run.push_back(it);
       }
     };
     if (r < 2 * rem_ && r % 2 == 0) {  // folded: hand the buffer over, get the result back

@@ -60,9 +60,9 @@ bool alive(long pid) { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 
 
 const std::vector<std::string>& fixed_result_names() {
   static const std::vector<std::string> names = {
-      "summary.json", "flows.csv",       "ports.csv",    "nics.csv",      "fct_buckets.csv", "timeseries.csv",
-      "victims.csv",  "perftest.txt",    "perftest.csv", "capture.pcap",  "capture.pcapng",  "report.html",
-      "trace.json",   "collectives.csv", "servers.csv",  "nccl-tests.txt"};
+      "summary.json", "flows.csv",       "ports.csv",    "nics.csv",       "fct_buckets.csv", "timeseries.csv",
+      "victims.csv",  "perftest.txt",    "perftest.csv", "capture.pcap",   "capture.pcapng",  "report.html",
+      "trace.json",   "collectives.csv", "servers.csv",  "nccl-tests.txt", "messages.csv"};
   return names;
 }
 

@@ -349,6 +349,7 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   sc.workload_node = root["workload"];
   sc.routing = RoutingParams::schema().parse(root["routing"], ctx, "routing");
   sc.engine_node = root["engine"];
+  sc.output_node = root["output"];
   sc.engine = EngineParams::schema().parse(sc.engine_node, ctx, "engine");
   sc.ib = InfinibandParams::schema().parse(root["infiniband"], ctx, "infiniband");
   sc.events = parse_fabric_events(root["events"], ctx);
@@ -393,26 +394,31 @@ namespace {
 
 // What a run holds, estimated from above (measured: about 3 KB per NIC and switch port on a k=92 fat-tree; 1.0 to
 // 1.3 KB per flow with cc none, DCQCN and HPCC for its queue pair, congestion state and record, plus its results
-// row), with the forwarding tables (route_table_bytes).
-double estimated_memory(const TopologyGraph& g, size_t flows) {
-  constexpr double kBase = 32e6, kPerPort = 4096, kPerFlow = 2048;
+// row; 540-600 B per collective message kept, from 128 to 512 GPUs), with the forwarding tables
+// (route_table_bytes). `records`: collective messages' records kept (one per message, or per group).
+double estimated_memory(const TopologyGraph& g, size_t flows, double records = 0) {
+  constexpr double kBase = 32e6, kPerPort = 4096, kPerFlow = 2048, kPerRecord = 640;
   size_t switches = 0;
   for (const auto& n : g.nodes) {
     switches += n.is_nic() ? 0 : 1;
   }
   const double ports = 2.0 * static_cast<double>(g.links.size());
-  return kBase + kPerPort * ports + route_table_bytes(switches, g.hosts.size()) + kPerFlow * static_cast<double>(flows);
+  return kBase + kPerPort * ports + route_table_bytes(switches, g.hosts.size()) +
+         kPerFlow * static_cast<double>(flows) + kPerRecord * records;
 }
 
-void check_memory(const Scenario& sc, size_t flows, const std::string& key, int line) {
-  const double need = estimated_memory(sc.graph, flows);
+void check_memory(const Scenario& sc, size_t flows, const std::string& key, int line, double records = 0) {
+  const double need = estimated_memory(sc.graph, flows, records);
   if (sc.memory_limit > 0 && need > sc.memory_limit) {
-    throw InputError(
-        sc.file, line, key,
-        fmt::format("the run would need about {:.1f} GB ({} nodes, {} links, {} flows), above the {:.1f} GB that "
-                    "{} leaves it: simulate less",
-                    need / 1e9, sc.graph.nodes.size(), sc.graph.links.size(), flows, sc.memory_limit / 1e9,
-                    sc.memory_limit_source));
+    throw InputError(sc.file, line, key,
+                     fmt::format("the run would need about {:.1f} GB ({} nodes, {} links, {} flows{}), above the "
+                                 "{:.1f} GB that {} leaves it: simulate less{}",
+                                 need / 1e9, sc.graph.nodes.size(), sc.graph.links.size(), flows,
+                                 records > 0 ? fmt::format(", {:.3g} collective message records", records) : "",
+                                 sc.memory_limit / 1e9, sc.memory_limit_source,
+                                 records > 0 && sc.output.flows != "aggregate" && sc.output.flows != "off"
+                                     ? ", or keep collective messages per call (output.flows: aggregate)"
+                                     : ""));
   }
 }
 
@@ -437,8 +443,8 @@ Partitioning Simulation::plan_partitions() {
   parts = std::max<size_t>(1, std::min(parts, units));
   std::vector<std::string> whole = unpartitioned_features();
   if (parts > 1 && !whole.empty()) {
-    engine_note_ =
-        fmt::format("engine: runs in one partition, on one thread: {} not partitioned yet", fmt::join(whole, ", "));
+    notes_.push_back(
+        fmt::format("engine: runs in one partition, on one thread: {} not partitioned yet", fmt::join(whole, ", ")));
     parts = 1;
   }
   return partition_fabric(sc_.graph, parts, fabric_of(sc_.top.fabric));
@@ -536,6 +542,7 @@ void Simulation::build() {
       workload_flows_.push_back(w.flows.size());
     }
   }
+  keep_records();
   warnings_ = sc_.graph.warnings;
   warnings_.insert(warnings_.end(), sc_.fabric_warnings.begin(), sc_.fabric_warnings.end());
   warnings_.insert(warnings_.end(), deferred_warnings.begin(), deferred_warnings.end());
@@ -636,6 +643,26 @@ void Simulation::build() {
   if (sc_.capture) {
     resolved_["capture"] = CaptureParams::schema().dump(*sc_.capture);
   }
+}
+
+void Simulation::keep_records() {
+  // Past this many collective messages, auto keeps them per call and queue pair (one kept each is about 600 MB).
+  constexpr double kAutoAggregate = 1e6;
+  const ExpectedTraffic& e = net_->expected();
+  std::string& mode = sc_.output.flows;
+  if (mode == "auto") {
+    mode = e.messages > kAutoAggregate ? "aggregate" : "all";
+    if (mode == "aggregate") {
+      notes_.push_back(fmt::format(
+          "output.flows: about {:.3g} collective messages: each call's messages are summed per queue pair in "
+          "messages.csv (output.flows: all keeps a flows.csv row for each)",
+          e.messages));
+    }
+  }
+  net_->group_records(mode != "all");
+  const YAML::Node& out = sc_.output_node;
+  const int line = out.IsMap() ? line_of(out["flows"]) : 0;
+  check_memory(sc_, net_->setup_flows(), "output.flows", line, mode == "all" ? e.messages : e.groups);
 }
 
 double Simulation::run(const std::function<void(const RunProgress&)>& progress, uint64_t progress_every) {

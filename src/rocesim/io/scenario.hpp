@@ -53,6 +53,7 @@ struct Scenario {
   RoutingParams routing;
   EngineParams engine;
   YAML::Node engine_node;  // for messages
+  YAML::Node output_node;  // for messages
   InfinibandParams ib;
   std::vector<std::string> fabric_warnings;  // settings the fabric ignores
   std::vector<FabricEvent> events;
@@ -105,9 +106,9 @@ class Simulation {
   uint64_t events() const { return engine_->events(); }
   // Ends a run at the next window boundary.
   void request_stop() { engine_->request_stop(); }
-  // Said once on the terminal when the scenario asked for more partitions than it can have (never in results:
-  // they are the same whatever the engine's settings).
-  const std::string& engine_note() const { return engine_note_; }
+  // Said once on the terminal, never in results: why the run has fewer partitions than asked (results are the
+  // same whatever the engine's settings), and what output.flows: auto chose.
+  const std::vector<std::string>& notes() const { return notes_; }
   Network& net() { return *net_; }
   const Network& net() const { return *net_; }
   const Scenario& scenario() const { return sc_; }
@@ -134,11 +135,14 @@ class Simulation {
 
  private:
   void build();
+  // Which message records the run keeps (output.flows), from what the installed workloads will post; refuses a
+  // run whose records would not fit in memory.
+  void keep_records();
   Partitioning plan_partitions();
   std::vector<std::string> unpartitioned_features() const;
   Scenario sc_;
   int threads_ = 1;
-  std::string engine_note_;
+  std::vector<std::string> notes_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Network> net_;
   std::unique_ptr<Capture> capture_;

@@ -48,6 +48,18 @@ struct FlowSpec {
   Transport transport = Transport::kRdma;
 };
 
+// What the applications installed on a network will post, estimated before the run (for memory and validate):
+// messages, their payload bytes, and the records they take when grouped per call and queue pair.
+struct ExpectedTraffic {
+  double messages = 0, bytes = 0, groups = 0;
+  ExpectedTraffic& operator+=(const ExpectedTraffic& o) {
+    messages += o.messages;
+    bytes += o.bytes;
+    groups += o.groups;
+    return *this;
+  }
+};
+
 // A work request (ibv_post_send): one message on a queue pair.
 struct WorkRequest {
   uint64_t wr_id = 0;  // the application's own tag, returned in the completion
@@ -56,6 +68,10 @@ struct WorkRequest {
   bool signaled = true;   // the requester gets a completion (IBV_SEND_SIGNALED)
   uint16_t workload = 0;  // for outputs: the workload the application belongs to
   uint16_t app_port = 0;
+  // For outputs: the call (a collective instance) the message belongs to, or kNoGroup. When the run keeps
+  // message groups (output.flows: aggregate), a call's messages on one queue pair share one record.
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
+  uint32_t group = kNoGroup;
 };
 
 // What a completion reports (ibv_wc). kSend: the requester's message completed (the last ACK of a WRITE or
@@ -99,6 +115,11 @@ struct FlowRecord {
   // Where the message ran, for gathering: the requester's connection and the message's byte offset on it.
   uint32_t conn = 0;
   int64_t offset = 0;
+  // A group's record (output.flows: aggregate): the messages of call `group` on this queue pair, `spec.size` their
+  // bytes, `posted` the first one's post, `end` the last completion; `done` while none of them is open.
+  uint32_t group = WorkRequest::kNoGroup;
+  uint32_t messages = 1;
+  uint32_t open = 1;  // messages not yet completed or failed
 };
 
 }  // namespace rocesim

@@ -143,8 +143,23 @@ uint32_t Nic::add_send_qp(const SendQpInit& init) {
   return qpn;
 }
 
-uint32_t Nic::new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, const WorkRequest& wr, uint32_t id,
-                         Time at) {
+Nic::NewMessage Nic::new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, const WorkRequest& wr,
+                                uint32_t id, Time at) {
+  sim_.hold();  // the run goes on until the message completes
+  const uint32_t flow = id != kUnnumbered ? id : messages_;
+  ++messages_;
+  const bool grouped = group_records_ && id == kUnnumbered && wr.group != WorkRequest::kNoGroup;
+  if (grouped) {
+    const auto row = group_row_.find(conn);
+    if (row != group_row_.end() && records_[row->second].group == wr.group) {
+      FlowRecord& g = records_[row->second];
+      g.spec.size += wr.size;
+      ++g.messages;
+      ++g.open;
+      g.done = false;
+      return {row->second, flow};
+    }
+  }
   FlowRecord r;
   r.spec.src = host_;
   r.spec.dst = peer;
@@ -158,9 +173,20 @@ uint32_t Nic::new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn,
   r.sport = sport;
   r.posted = at;
   r.conn = conn;
+  const auto index = static_cast<uint32_t>(records_.size());
+  if (grouped) {
+    r.group = wr.group;
+    group_row_[conn] = index;
+  }
   records_.push_back(r);
-  sim_.hold();  // the run goes on until the message completes
-  return static_cast<uint32_t>(records_.size() - 1);
+  return {index, flow};
+}
+
+void Nic::set_offset(uint32_t record, int64_t offset) {
+  FlowRecord& r = records_[record];
+  if (r.messages == 1) {
+    r.offset = offset;
+  }
 }
 
 uint32_t Nic::add_tcp_send(const TcpSendInit& init) { return tcp_->add_send(init) | kTcpBit; }
@@ -169,29 +195,30 @@ uint32_t Nic::add_tcp_recv(const TcpRecvInit& init) { return tcp_->add_recv(init
 void Nic::post_send(uint32_t send_qpn, const WorkRequest& wr, Time at, uint32_t id) {
   if (send_qpn & kTcpBit) {
     const TcpStack::Peer peer = tcp_->peer(send_qpn & ~kTcpBit);
-    const uint32_t rec = new_record(peer.dst, peer.prio, peer.sport, peer.conn, wr, id, at);
+    const NewMessage m = new_record(peer.dst, peer.prio, peer.sport, peer.conn, wr, id, at);
     // A kernel send() is a system call, not a doorbell: no WQE to fetch (its cost is the CPU's).
-    pend(PendingPost{PendingPost::kSend, send_qpn, wr, rec, 0, !peer.offload}, peer.offload ? at + p_.wqe_fetch : at);
+    pend(PendingPost{PendingPost::kSend, send_qpn, wr, m.record, m.flow, 0, !peer.offload},
+         peer.offload ? at + p_.wqe_fetch : at);
     return;
   }
   cnt_.post_cpu += p_.post_cpu;
   const SendQp& q = send_[send_qpn];
-  const uint32_t rec = new_record(q.dst, q.prio, q.sport, sq_side_[send_qpn].conn, wr, id, at);
-  pend(PendingPost{PendingPost::kSend, send_qpn, wr, rec, 0, false}, at + p_.wqe_fetch);
+  const NewMessage m = new_record(q.dst, q.prio, q.sport, sq_side_[send_qpn].conn, wr, id, at);
+  pend(PendingPost{PendingPost::kSend, send_qpn, wr, m.record, m.flow, 0, false}, at + p_.wqe_fetch);
 }
 
 void Nic::post_read(uint32_t recv_qpn, const WorkRequest& wr, Time at, uint32_t id) {
   cnt_.post_cpu += p_.post_cpu;
   const RecvQp& r = recv_[recv_qpn];
-  const uint32_t rec = new_record(r.src, r.prio, r.sport, r.conn, wr, id, at);
-  pend(PendingPost{PendingPost::kRead, recv_qpn, wr, rec, 0, false}, at + p_.wqe_fetch);
+  const NewMessage m = new_record(r.src, r.prio, r.sport, r.conn, wr, id, at);
+  pend(PendingPost{PendingPost::kRead, recv_qpn, wr, m.record, m.flow, 0, false}, at + p_.wqe_fetch);
 }
 
 void Nic::post_recv(uint32_t recv_qpn, int64_t count, Time at) {
   if (recv_qpn & kTcpBit) {  // a TCP receiver takes whatever arrives: nothing to post
     return;
   }
-  pend(PendingPost{PendingPost::kRecv, recv_qpn, WorkRequest{}, kNoRecord, count, false}, at);
+  pend(PendingPost{PendingPost::kRecv, recv_qpn, WorkRequest{}, kNoRecord, 0, count, false}, at);
 }
 
 // Slots of posts already taken are reused, so a long run's posts do not pile up.
@@ -227,15 +254,15 @@ void Nic::on_post(uint32_t index) {
   const PendingPost post = pp;
   free_pending_.push_back(index);
   if (post.qpn & kTcpBit) {
-    tcp_->post(post.qpn & ~kTcpBit, post.wr, post.record);
+    tcp_->post(post.qpn & ~kTcpBit, post.wr, post.record, post.flow);
   } else if (post.kind == PendingPost::kSend) {
-    start_send(post.qpn, post.wr, post.record);
+    start_send(post.qpn, post.wr, post.record, post.flow);
   } else {
-    start_read(post.qpn, post.wr, post.record);
+    start_read(post.qpn, post.wr, post.record, post.flow);
   }
 }
 
-Nic::QpMessage Nic::message(uint32_t first_psn, const WorkRequest& wr, uint32_t record) const {
+Nic::QpMessage Nic::message(uint32_t first_psn, const WorkRequest& wr, uint32_t record, uint32_t flow) const {
   QpMessage m;
   m.first_psn = first_psn;
   m.size = wr.size.count();
@@ -244,21 +271,19 @@ Nic::QpMessage Nic::message(uint32_t first_psn, const WorkRequest& wr, uint32_t 
   m.signaled = wr.signaled;
   m.wr_id = wr.wr_id;
   m.record = record;
-  if (record != kNoRecord) {
-    m.flow = records_[record].id != kUnnumbered ? records_[record].id : record;
-  }
+  m.flow = flow;
   return m;
 }
 
-void Nic::start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record) {
+void Nic::start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow) {
   SendQp& q = send_[qpn];
   SendSide& side = sq_side_[qpn];
-  const QpMessage m = message(q.end_psn, wr, record);
+  const QpMessage m = message(q.end_psn, wr, record, flow);
   if (q.error) {
     fail_message(m, side.owner, side.handle, WcStatus::kFlushed);
     return;
   }
-  records_[record].offset = side.posted_bytes;
+  set_offset(record, side.posted_bytes);
   side.posted_bytes += m.size;
   side.msgs.push_back(m);
   q.end_psn = m.end_psn;
@@ -267,14 +292,14 @@ void Nic::start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record) {
   try_send();
 }
 
-void Nic::start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record) {
+void Nic::start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow) {
   RecvQp& r = recv_[qpn];
-  const QpMessage m = message(r.read_end, wr, record);
+  const QpMessage m = message(r.read_end, wr, record, flow);
   if (r.error) {
     fail_message(m, r.owner, r.handle, WcStatus::kFlushed);
     return;
   }
-  records_[record].offset = r.posted_bytes;
+  set_offset(record, r.posted_bytes);
   r.posted_bytes += m.size;
   r.read_end = m.end_psn;
   const bool idle = r.read_head == r.reads.size();
@@ -323,7 +348,7 @@ void Nic::complete(uint32_t owner, const Completion& c) {
 void Nic::finish_message(const QpMessage& m, uint32_t owner, uint32_t handle) {
   FlowRecord& rec = records_[m.record];
   rec.end = sim_.now();
-  rec.done = true;
+  rec.done = --rec.open == 0;
   if (m.signaled) {
     complete(owner, Completion{m.wr_id, handle, WcKind::kSend, WcStatus::kSuccess, m.op, m.size, sim_.now()});
   }
@@ -334,6 +359,7 @@ void Nic::fail_message(const QpMessage& m, uint32_t owner, uint32_t handle, WcSt
   FlowRecord& rec = records_[m.record];
   rec.end = sim_.now();
   rec.failed = true;
+  --rec.open;
   complete(owner, Completion{m.wr_id, handle, WcKind::kSend, status, m.op, 0, sim_.now()});
   sim_.release();
 }
@@ -761,7 +787,7 @@ void Nic::on_read_request(Packet* p) {
     wr.op = RdmaOp::kRead;
     wr.size = Bytes(p->dma_length());
     wr.signaled = false;
-    side.msgs.push_back(message(q.end_psn, wr, kNoRecord));
+    side.msgs.push_back(message(q.end_psn, wr, kNoRecord, 0));
     q.end_psn = side.msgs.back().end_psn;
   }
   while (side.msgs.size() - side.head > static_cast<size_t>(p_.max_rd_atomic)) {

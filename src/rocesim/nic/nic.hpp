@@ -3,6 +3,7 @@
 
 #include <array>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "rocesim/cc/cc.hpp"
@@ -166,8 +167,12 @@ class Nic final : public Node, public CcTimers {
 
   const NicCounters& counters() const { return cnt_; }
   const PauseState& pause_state() const { return pause_states_[0]; }
-  // The messages this NIC requested, in posting order.
+  // The messages this NIC requested, in posting order; with grouped records, a group's record where its first
+  // message was posted.
   const std::vector<FlowRecord>& records() const { return records_; }
+  // Keep one record per message group and queue pair instead of one per grouped message (output.flows:
+  // aggregate): memory by the queue pairs and calls, not by the messages.
+  void group_records(bool on) { group_records_ = on; }
   // What the receive half has taken in order, in payload bytes (for records and time series).
   int64_t delivered(uint32_t recv_qpn) const {
     return recv_qpn & kTcpBit ? tcp_->delivered(recv_qpn & ~kTcpBit) : recv_[recv_qpn].delivered;
@@ -241,7 +246,7 @@ class Nic final : public Node, public CcTimers {
     uint32_t end_psn = 0;
     int64_t size = 0;
     uint32_t record = kNoRecord;  // index into records_, or none (a READ responder's)
-    uint32_t flow = 0;            // what its packets carry as Packet::flow (the RETH R_Key): the flow id
+    uint32_t flow = 0;  // what its packets carry as Packet::flow (the RETH R_Key): the flow id, or the NIC's count
     RdmaOp op = RdmaOp::kWrite;
     bool signaled = false;
     uint64_t wr_id = 0;
@@ -323,6 +328,7 @@ class Nic final : public Node, public CcTimers {
     uint32_t qpn = 0;
     WorkRequest wr;
     uint32_t record = kNoRecord;
+    uint32_t flow = 0;         // the message's Packet::flow (QpMessage::flow)
     int64_t count = 0;         // kRecv: receives posted
     bool engine_slot = false;  // the send engine's turn for it has been taken (wqe_gap)
   };
@@ -394,11 +400,18 @@ class Nic final : public Node, public CcTimers {
   void pend(const PendingPost& post, Time at);
   // A post's moment: the NIC has the work request (kEvPost).
   void on_post(uint32_t index);
-  QpMessage message(uint32_t first_psn, const WorkRequest& wr, uint32_t record) const;
-  void start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record);
-  void start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record);
-  uint32_t new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, const WorkRequest& wr, uint32_t id,
-                      Time at);
+  QpMessage message(uint32_t first_psn, const WorkRequest& wr, uint32_t record, uint32_t flow) const;
+  void start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow);
+  void start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow);
+  // A new message's record (its own, or its group's) and the flow tag its packets carry.
+  struct NewMessage {
+    uint32_t record = 0;
+    uint32_t flow = 0;
+  };
+  NewMessage new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, const WorkRequest& wr, uint32_t id,
+                        Time at);
+  // The byte offset of a record's message on its queue pair (a group's: its first message's).
+  void set_offset(uint32_t record, int64_t offset);
   // The message is complete at the requester: its record, the run's hold on it, its completion if signaled.
   void finish_message(const QpMessage& m, uint32_t owner, uint32_t handle);
   // The message failed (its QP is in the error state): its record, the hold, an error completion.
@@ -445,6 +458,9 @@ class Nic final : public Node, public CcTimers {
   std::vector<uint32_t> active_;  // round-robin list of send QPs with packets to send
   size_t rr_ = 0;
   std::vector<FlowRecord> records_;
+  bool group_records_ = false;
+  std::unordered_map<uint32_t, uint32_t> group_row_;  // connection -> its latest group record
+  uint32_t messages_ = 0;                             // messages posted: an unnumbered message's flow tag
   std::vector<RecvQp> recv_;
   NicCounters cnt_;
   NicParams p_;

@@ -187,16 +187,15 @@ TcpStack::Peer TcpStack::peer(uint32_t id) const {
   return Peer{s.dst, s.prio, s.sport, s.conn, s.offload};
 }
 
-void TcpStack::post(uint32_t id, const WorkRequest& wr, uint32_t record) {
+void TcpStack::post(uint32_t id, const WorkRequest& wr, uint32_t record, uint32_t flow) {
   Send& s = send_[id];
-  FlowRecord& rec = nic_.records_[record];
-  rec.offset = s.posted;
+  nic_.set_offset(record, s.posted);
   s.posted += wr.size.count();
   Msg m;
   m.end = s.posted;
   m.size = wr.size.count();
   m.record = record;
-  m.flow = rec.id != Nic::kUnnumbered ? rec.id : record;
+  m.flow = flow;
   m.op = wr.op;
   m.signaled = wr.signaled;
   m.wr_id = wr.wr_id;
@@ -485,7 +484,7 @@ void TcpStack::complete_messages(Send& s) {
     const Msg& m = s.msgs[s.msg_head++];
     FlowRecord& rec = nic_.records_[m.record];
     rec.end = nic_.sim_.now();
-    rec.done = true;
+    rec.done = --rec.open == 0;
     if (m.signaled) {
       nic_.complete(s.owner, Completion{m.wr_id, s.handle, WcKind::kSend, WcStatus::kSuccess, m.op, m.size, rec.end});
     }

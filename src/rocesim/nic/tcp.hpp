@@ -80,7 +80,7 @@ class TcpStack {
   };
   Peer peer(uint32_t send) const;
   // A message on a send half; `record` is its record at the NIC.
-  void post(uint32_t send, const WorkRequest& wr, uint32_t record);
+  void post(uint32_t send, const WorkRequest& wr, uint32_t record, uint32_t flow);
   // The next segment to put on the wire (none if no connection may send now), skipping paused priorities.
   Packet* next_segment(uint8_t paused);
   // Whether some connection has something it could send now or after a pause or an ACK.
