@@ -23,7 +23,7 @@ Time series exist only if the scenario's output.timeseries names ports or flows 
 e.g. --set 'output.timeseries.ports=leaf0:0, leaf0:1' --set 'output.timeseries.flows=[0,1]'.
 The PNGs go to DIR1/plots unless -o is given; the paths written are printed, one a line. A PNG of this list
 that the call does not write is removed from that folder, so that it never mixes pictures of other runs in.
-Exit status: 0 done; 2 bad arguments, a folder without flows.csv, or a result file it cannot read (a column
+Exit status: 0 done; 2 bad arguments, a folder without summary.json, or a result file it cannot read (a column
 missing, a cell that is not a number, a short row: one message naming the file, line and column); 1 no
 matplotlib, or the PNGs cannot be written. Needs Debian's python3-matplotlib (scripts/install-deps installs it).
 """
@@ -558,8 +558,9 @@ def main(argv=None):
     global plt, ticker
     args = parse_args(argv)
     for d in args.dirs:
-        if not os.path.isfile(os.path.join(d, "flows.csv")):
-            print(f"plot.py: {escaped(d)}: no flows.csv (not a rocesim result folder)", file=sys.stderr)
+        # summary.json: every run writes it (flows.csv is absent under output.flows: off).
+        if not os.path.isfile(os.path.join(d, "summary.json")):
+            print(f"plot.py: {escaped(d)}: no summary.json (not a rocesim result folder)", file=sys.stderr)
             return 2
     # The files are read before matplotlib is loaded: a damaged one is said at once.
     try:

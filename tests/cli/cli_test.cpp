@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -223,6 +224,74 @@ TEST(Cli, ARunThatGrowsNearItsMemoryLimitStopsThereWithPartialResultsAndStatus1)
   EXPECT_LT(s["sim_time_ns"].get<double>(), 1e9);
   EXPECT_TRUE(std::filesystem::exists(d / "out" / "capture.pcapng") ||
               std::filesystem::exists(d / "out" / "capture.pcap"));
+}
+
+TEST(Cli, OutputFlowsKeepsCollectiveMessagesEachOrSummedPerCallWithTheSameTotals) {
+  const auto d = tmpdir("records");
+  const std::string scenario = std::string(ROCESIM_SOURCE_DIR) + "/scenarios/allreduce-rail.yaml";
+  const std::string two_calls = " --set 'workload.0.sizes=[4MiB, 4MiB]'";
+  for (const char* mode : {"all", "aggregate", "off"}) {
+    const Result r =
+        sh("run " + scenario + two_calls + " --set output.flows=" + mode + " -q -o " + (d / mode).string());
+    ASSERT_EQ(r.status, 0) << mode << r.out;
+  }
+  // all: a flows.csv row per message. aggregate: a messages.csv row per call and queue pair, the same totals.
+  const auto flows = rocesim::test::csv_rows(slurp(d / "all" / "flows.csv"));
+  const auto groups = rocesim::test::csv_rows(slurp(d / "aggregate" / "messages.csv"));
+  ASSERT_FALSE(groups.empty());
+  EXPECT_LT(groups.size(), flows.size());
+  int64_t bytes = 0, grouped_bytes = 0, grouped_messages = 0;
+  double last_end = 0, grouped_last_end = 0;
+  std::set<std::string> calls;
+  for (const auto& f : flows) {
+    bytes += std::stoll(f.at("size_bytes"));
+    last_end = std::max(last_end, std::stod(f.at("end_ns")));
+  }
+  for (const auto& g : groups) {
+    grouped_bytes += std::stoll(g.at("size_bytes"));
+    grouped_messages += std::stoll(g.at("messages"));
+    grouped_last_end = std::max(grouped_last_end, std::stod(g.at("end_ns")));
+    EXPECT_EQ(g.at("status"), "ok");
+    EXPECT_EQ(g.at("delivered_bytes"), g.at("size_bytes"));
+    calls.insert(g.at("instance"));
+  }
+  EXPECT_EQ(grouped_messages, static_cast<int64_t>(flows.size()));
+  EXPECT_EQ(grouped_bytes, bytes);
+  EXPECT_EQ(grouped_last_end, last_end);
+  EXPECT_EQ(calls, (std::set<std::string>{"0", "1"}));
+  // The collective's results are the same whichever way the messages are kept.
+  for (const char* mode : {"aggregate", "off"}) {
+    EXPECT_EQ(slurp(d / mode / "collectives.csv"), slurp(d / "all" / "collectives.csv")) << mode;
+    EXPECT_EQ(slurp(d / mode / "ports.csv"), slurp(d / "all" / "ports.csv")) << mode;
+    const auto s = nlohmann::json::parse(slurp(d / mode / "summary.json"));
+    EXPECT_EQ(s["message_groups"]["messages"].get<int64_t>(), static_cast<int64_t>(flows.size())) << mode;
+    EXPECT_EQ(s["message_groups"]["records"], mode);
+  }
+  EXPECT_FALSE(std::filesystem::exists(d / "all" / "messages.csv"));
+  EXPECT_FALSE(std::filesystem::exists(d / "off" / "messages.csv"));
+  EXPECT_FALSE(std::filesystem::exists(d / "off" / "flows.csv"));
+  EXPECT_FALSE(nlohmann::json::parse(slurp(d / "all" / "summary.json")).contains("message_groups"));
+}
+
+TEST(Cli, CollectiveMessagesThatDoNotFitAreRefusedWhenAllAreAskedForAndSummedOnAuto) {
+  const auto d = tmpdir("records_memory");
+  // 4 calls of 256 MiB on 64 GPUs: 64,512 messages, about 41 MB of records one each; 60 MB leaves too little.
+  std::ofstream(d / "big.yaml") << slurp(std::string(ROCESIM_SOURCE_DIR) + "/scenarios/allreduce-rail.yaml")
+                                << "output:\n  flows: all\n";
+  const std::string run = "ROCESIM_MEMORY_LIMIT=60MB " + std::string(ROCESIM_BINARY) + " validate " +
+                          (d / "big.yaml").string() + " --set 'workload.0.sizes=[256MiB, 256MiB, 256MiB, 256MiB]'";
+  Result r = rocesim::test::shell(run);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("big.yaml:31: output.flows: the run would need about"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("64512 collective message records"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(output.flows: aggregate)"), std::string::npos) << r.out;
+  r = rocesim::test::shell(run + " --set output.flows=auto");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("64512 collective messages, too many to keep one record each"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kept in 512 records per call and queue pair"), std::string::npos) << r.out;
+  r = sh("validate " + (d / "big.yaml").string() + " --set output.flows=some");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("output.flows"), std::string::npos) << r.out;
 }
 
 TEST(Cli, ValidateParamsAndVersion) {

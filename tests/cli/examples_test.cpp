@@ -81,7 +81,7 @@ TEST(Examples, PlotScriptWritesThePictures) {
   // A folder that is no result folder: status 2, and the message names it.
   const std::string scenarios = std::string(ROCESIM_SOURCE_DIR) + "/scenarios";
   EXPECT_EQ(sh(plot + " " + scenarios), 2);
-  EXPECT_EQ(sh(plot + " " + scenarios + " 2>&1 | grep -qF '" + scenarios + ": no flows.csv'"), 0);
+  EXPECT_EQ(sh(plot + " " + scenarios + " 2>&1 | grep -qF '" + scenarios + ": no summary.json'"), 0);
   EXPECT_EQ(sh(plot + " /nonexistent"), 2);
   EXPECT_EQ(sh(plot), 2);  // no folder: a usage error
   std::filesystem::remove_all(dcqcn);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../test_util.hpp"
+#include "rocesim/collective/algorithm.hpp"
 #include "rocesim/collective/report.hpp"
 
 namespace rocesim {
@@ -177,6 +178,95 @@ workload:
   // first step's collectives and the rest of its compute.
   EXPECT_GE(t[0].start, Time::ps(100'000'000));
   EXPECT_GE(t[2].start, t[1].end);
+}
+
+TEST(CollectiveRunner, EqualStepsInARowAreKeptOnceWithTheirCount) {
+  Runner r;
+  Item a;
+  a.bytes = 4096;
+  Item b = a;
+  b.bytes = 2048;
+  for (const Item& it : {a, a, a, b, a}) {
+    r.push_back(it);
+  }
+  EXPECT_EQ(r.size(), 5u);
+  ASSERT_EQ(r.runs().size(), 3u);  // order kept: a x 3, b, a
+  EXPECT_EQ(r.runs()[0].count, 3u);
+  EXPECT_EQ(r.runs()[1].item.bytes, 2048);
+  EXPECT_EQ(r.runs()[2].count, 1u);
+}
+
+// The collective messages of a run: those in flows.csv (output.flows: all) or summed in its groups.
+struct Posted {
+  double messages = 0, bytes = 0, delivered = 0, retransmits = 0, cnps = 0;
+  size_t records = 0;
+};
+Posted posted(const std::vector<FlowRecord>& records) {
+  Posted p;
+  for (const FlowRecord& f : records) {
+    p.messages += f.messages;
+    p.bytes += static_cast<double>(f.spec.size.count());
+    p.delivered += static_cast<double>(f.delivered);
+    p.retransmits += static_cast<double>(f.retransmits);
+    p.cnps += static_cast<double>(f.cnps);
+    EXPECT_TRUE(f.done);
+  }
+  p.records = records.size();
+  return p;
+}
+
+TEST(CollectiveRecords, TheEstimateBeforeTheRunCountsTheMessagesAndBytesItPosts) {
+  for (const auto& [op, algo] : std::vector<std::pair<std::string, std::string>>{{"all_reduce", "ring"},
+                                                                                 {"all_reduce", "tree"},
+                                                                                 {"all_reduce", "halving_doubling"},
+                                                                                 {"all_gather", "ring"},
+                                                                                 {"broadcast", "ring"},
+                                                                                 {"all_to_all", "ring"}}) {
+    const std::string what = op + "/" + algo;
+    auto sim = run_sim(kTwoDgx, {"workload.0.op=" + op, "workload.0.protocol.algorithm=" + algo,
+                                 "workload.0.sizes=[3MiB, 3MiB, 256KiB]", "output.flows=all"});
+    const Posted p = posted(sim->net().flows());
+    const ExpectedTraffic& e = sim->net().expected();
+    EXPECT_GT(p.messages, 0) << what;
+    EXPECT_EQ(e.messages, p.messages) << what;
+    EXPECT_EQ(e.bytes, p.bytes) << what;
+    EXPECT_TRUE(sim->net().message_groups().empty()) << what;
+  }
+}
+
+TEST(CollectiveRecords, AggregateRecordsSumToTheMessagesOfOneRecordEach) {
+  // 2 servers on two leaves joined by one 400G spine link: 8 NICs a side share it, so DCQCN and PFC have work and
+  // the counters that move with congestion must sum alike too.
+  std::string yaml = kTwoDgx;
+  yaml.replace(yaml.find("rail: true"), 10, "rail: false");
+  yaml.replace(yaml.find("leaves: 8, servers_per_leaf: 2, spines: 2"), 41, "leaves: 2, servers_per_leaf: 1, spines: 1");
+  const std::vector<std::string> base = {"workload.0.sizes=[8MiB, 2MiB]"};
+  auto set = [&](const std::string& mode) {
+    auto s = base;
+    s.push_back("output.flows=" + mode);
+    return s;
+  };
+  auto all = run_sim(yaml, set("all"));
+  auto agg = run_sim(yaml, set("aggregate"));
+  const Posted one = posted(all->net().flows());
+  const Posted grouped = posted(agg->net().message_groups());
+  EXPECT_TRUE(agg->net().flows().empty());
+  EXPECT_EQ(grouped.messages, one.messages);
+  EXPECT_EQ(grouped.bytes, one.bytes);
+  EXPECT_EQ(grouped.delivered, one.delivered);
+  EXPECT_EQ(grouped.retransmits, one.retransmits);
+  EXPECT_EQ(grouped.cnps, one.cnps);
+  EXPECT_GT(one.cnps, 0);
+  // A record per call and queue pair that carried messages: no more than the estimate allows for.
+  EXPECT_LT(grouped.records, one.records);
+  EXPECT_LE(static_cast<double>(grouped.records), agg->net().expected().groups);
+  // The collective's own results do not depend on how the records are kept.
+  EXPECT_EQ(first_row(*all).time_us, first_row(*agg).time_us);
+  // A group ends with its last message: the latest end is the latest completion of all.
+  Time last_all, last_agg;
+  for (const FlowRecord& f : all->net().flows()) last_all = std::max(last_all, f.end);
+  for (const FlowRecord& f : agg->net().message_groups()) last_agg = std::max(last_agg, f.end);
+  EXPECT_EQ(last_all, last_agg);
 }
 
 TEST(CollectiveInput, ASweepOfZeroBytesIsRefusedNotRunAtTheDefaultSize) {

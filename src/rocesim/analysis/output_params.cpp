@@ -49,7 +49,8 @@ const Schema<OutputParams>& OutputParams::schema() {
     sc.add(&OutputParams::flows, "flows", "auto",
            "message records: all (a flows.csv row per message), aggregate (a collective's messages summed per call "
            "and queue pair in messages.csv, memory by the cluster, not the messages), off (neither file; the "
-           "summary still counts them), auto (all up to a million expected collective messages, else aggregate)",
+           "summary still counts them), auto (all for up to a million collective messages that fit in memory, else "
+           "aggregate)",
            one_of({"auto", "all", "aggregate", "off"}))
         .add(
             &OutputParams::buckets, "buckets", "10KB, 100KB, 1MB, 10MB",

@@ -497,16 +497,24 @@ std::string summary_table(const nlohmann::json& s) {
         "  switch preset    {}{}\n", s["switch_preset"]["name"].get<std::string>(),
         over ? fmt::format(", {} of its keys set by the scenario (summary.json: switch_preset)", over) : "");
   }
-  t += fmt::format("  flows            {} completed of {}{}\n", num(s["flows"]["completed"]), num(s["flows"]["total"]),
-                   s["flows"]["failed"].get<int64_t>() > 0 ? ", " + num(s["flows"]["failed"]) + " failed" : "");
+  // A run of collectives alone, kept per call: no flows to count or rank.
+  const bool only_groups = s.contains("message_groups") && s["flows"]["total"].get<int64_t>() == 0;
+  if (!only_groups) {
+    t +=
+        fmt::format("  flows            {} completed of {}{}\n", num(s["flows"]["completed"]), num(s["flows"]["total"]),
+                    s["flows"]["failed"].get<int64_t>() > 0 ? ", " + num(s["flows"]["failed"]) + " failed" : "");
+  }
   if (s.contains("message_groups")) {
     const auto& g = s["message_groups"];
-    t += fmt::format("  collective msgs  {} in {} groups per call and queue pair{}\n", num(g["messages"]),
-                     num(g["groups"]), g["records"] == "aggregate" ? " (messages.csv)" : "");
+    t +=
+        fmt::format("  collective msgs  {} in {} groups per call and queue pair, {} completed{}\n", num(g["messages"]),
+                    num(g["groups"]), num(g["groups_completed"]), g["records"] == "aggregate" ? " (messages.csv)" : "");
   }
   t += highlights_table(s);
-  t += fmt::format("  FCT slowdown     p50 {}  p95 {}  p99 {}\n", num(s["fct_slowdown"]["p50"]),
-                   num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
+  if (!only_groups) {
+    t += fmt::format("  FCT slowdown     p50 {}  p95 {}  p99 {}\n", num(s["fct_slowdown"]["p50"]),
+                     num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
+  }
   t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),
                    num(s["pfc"]["resume_frames"]));
   t += pfc_rollup_table(s);

@@ -694,6 +694,17 @@ int cmd_validate(const std::string& path, const std::vector<std::string>& sets, 
   print_warnings(s);
   fmt::print("{}: valid ({} servers, {} NICs, {} switches, {} flows)\n", printable(path), s.net().num_servers(),
              s.net().num_hosts(), s.net().switches().size(), s.net().flows().size());
+  const ExpectedTraffic& e = s.net().expected();
+  if (e.messages > 0) {
+    fmt::print("  collective msgs  {:.0f} ({:.4g} GB of payload), kept {}\n", e.messages, e.bytes / 1e9,
+               s.scenario().output.flows == "all" ? "one record each (flows.csv)"
+                                                  : fmt::format("in {:.0f} records per call and queue pair", e.groups));
+  }
+  const Scenario& sc = s.scenario();
+  fmt::print("  memory           about {:.3g} GB{}\n", s.memory_estimate() / 1e9,
+             sc.memory_limit > 0
+                 ? fmt::format(" of the {:.3g} GB that {} leaves it", sc.memory_limit / 1e9, sc.memory_limit_source)
+                 : "");
   return 0;
 }
 

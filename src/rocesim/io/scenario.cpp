@@ -407,19 +407,21 @@ double estimated_memory(const TopologyGraph& g, size_t flows, double records = 0
          kPerFlow * static_cast<double>(flows) + kPerRecord * records;
 }
 
-void check_memory(const Scenario& sc, size_t flows, const std::string& key, int line, double records = 0) {
+// Refuses the run if its estimate is above the limit; returns the estimate.
+double check_memory(const Scenario& sc, size_t flows, const std::string& key, int line, double records = 0) {
   const double need = estimated_memory(sc.graph, flows, records);
   if (sc.memory_limit > 0 && need > sc.memory_limit) {
     throw InputError(sc.file, line, key,
-                     fmt::format("the run would need about {:.1f} GB ({} nodes, {} links, {} flows{}), above the "
-                                 "{:.1f} GB that {} leaves it: simulate less{}",
+                     fmt::format("the run would need about {:.3g} GB ({} nodes, {} links, {} flows{}), above the "
+                                 "{:.3g} GB that {} leaves it: simulate less{}",
                                  need / 1e9, sc.graph.nodes.size(), sc.graph.links.size(), flows,
-                                 records > 0 ? fmt::format(", {:.3g} collective message records", records) : "",
+                                 records > 0 ? fmt::format(", {:.0f} collective message records", records) : "",
                                  sc.memory_limit / 1e9, sc.memory_limit_source,
                                  records > 0 && sc.output.flows != "aggregate" && sc.output.flows != "off"
                                      ? ", or keep collective messages per call (output.flows: aggregate)"
                                      : ""));
   }
+  return need;
 }
 
 }  // namespace
@@ -651,18 +653,26 @@ void Simulation::keep_records() {
   const ExpectedTraffic& e = net_->expected();
   std::string& mode = sc_.output.flows;
   if (mode == "auto") {
-    mode = e.messages > kAutoAggregate ? "aggregate" : "all";
+    const bool many = e.messages > kAutoAggregate;
+    const bool fits =
+        sc_.memory_limit <= 0 || estimated_memory(sc_.graph, net_->setup_flows(), e.messages) <= sc_.memory_limit;
+    mode = many || !fits ? "aggregate" : "all";
     if (mode == "aggregate") {
-      notes_.push_back(fmt::format(
-          "output.flows: about {:.3g} collective messages: each call's messages are summed per queue pair in "
-          "messages.csv (output.flows: all keeps a flows.csv row for each)",
-          e.messages));
+      notes_.push_back(
+          fmt::format("output.flows: {:.0f} collective messages{}: each call's messages are summed per queue pair in "
+                      "messages.csv (output.flows: all keeps a flows.csv row for each)",
+                      e.messages,
+                      fits ? ""
+                           : fmt::format(", too many to keep one record each in the {:.3g} GB that {} leaves",
+                                         sc_.memory_limit / 1e9, sc_.memory_limit_source)));
     }
   }
   net_->group_records(mode != "all");
   const YAML::Node& out = sc_.output_node;
-  const int line = out.IsMap() ? line_of(out["flows"]) : 0;
-  check_memory(sc_, net_->setup_flows(), "output.flows", line, mode == "all" ? e.messages : e.groups);
+  // Not set: the line of the workloads that post the messages.
+  const int line = out.IsMap() && out["flows"] ? line_of(out["flows"]) : line_of(sc_.workload_node);
+  memory_estimate_ =
+      check_memory(sc_, net_->setup_flows(), "output.flows", line, mode == "all" ? e.messages : e.groups);
 }
 
 double Simulation::run(const std::function<void(const RunProgress&)>& progress, uint64_t progress_every) {

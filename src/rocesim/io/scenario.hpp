@@ -130,6 +130,8 @@ class Simulation {
   // offered more than its link rate, inputs a topology builder cannot honour). The command line prints them;
   // summary.json lists them.
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // The memory the run is estimated to hold at most (what the memory limit is checked against), in bytes.
+  double memory_estimate() const { return memory_estimate_; }
   // Runs to the stop time or until every flow has finished. Returns the wall time in seconds.
   double run(const std::function<void(const RunProgress&)>& progress = {}, uint64_t progress_every = 1 << 18);
 
@@ -143,6 +145,7 @@ class Simulation {
   Scenario sc_;
   int threads_ = 1;
   std::vector<std::string> notes_;
+  double memory_estimate_ = 0;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Network> net_;
   std::unique_ptr<Capture> capture_;
