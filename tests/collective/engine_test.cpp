@@ -196,6 +196,52 @@ TEST(CollectiveRunner, EqualStepsInARowAreKeptOnceWithTheirCount) {
   EXPECT_EQ(r.runs()[2].count, 1u);
 }
 
+TEST(CollectiveRunner, BlockSplitGivesSplitBlocksOneAtATimeAndItsEqualStretches) {
+  for (const auto& [total, parts, unit] : std::vector<std::tuple<int64_t, size_t, int64_t>>{
+           {1000, 7, 4}, {4096, 8, 4}, {3, 5, 4}, {1 << 20, 96, 4}, {123457, 3, 1}, {10, 1, 4}}) {
+    const std::vector<int64_t> list = split_blocks(total, parts, unit);
+    const BlockSplit split(total, parts, unit);
+    int64_t sum = 0;
+    for (size_t i = 0; i < parts; ++i) {
+      EXPECT_EQ(split[i], list[i]) << total << "/" << parts << " block " << i;
+      sum += split[i];
+      const size_t n = split.equal_below(i);
+      ASSERT_GE(n, 1u);
+      ASSERT_LE(n, i + 1);
+      for (size_t k = 0; k < n; ++k) {
+        EXPECT_EQ(list[i - k], list[i]) << total << "/" << parts << " from " << i;
+      }
+    }
+    EXPECT_EQ(sum, total);
+  }
+}
+
+TEST(CollectiveRunner, ARingRanksWorkTakesTheSameMemoryForAnyGroupSize) {
+  // 8 GPUs per server; the rank's runners (one per channel) hold a run per distinct step, however many ranks.
+  const auto runs_of_rank0 = [](uint32_t servers) {
+    std::vector<RankPlace> ranks;
+    for (uint32_t s = 0; s < servers; ++s) {
+      for (uint32_t g = 0; g < 8; ++g) {
+        ranks.push_back({s, g, s * 8 + g});
+      }
+    }
+    GroupLayout layout(ranks);
+    ProtocolParams p;
+    p.slice = Bytes(256 * 1024);
+    const auto ring = make_ring(layout, p);
+    size_t runs = 0, items = 0;
+    for (const Runner& r : ring->runners(0, {CollOp::kAllReduce, Bytes(int64_t{1} << 30), 0})) {
+      runs += r.runs().size();
+      items += r.size();
+    }
+    return std::pair{runs, items};
+  };
+  const auto [runs16, items16] = runs_of_rank0(2);
+  const auto [runs2048, items2048] = runs_of_rank0(256);
+  EXPECT_GT(items2048, items16);  // more steps of smaller blocks
+  EXPECT_LE(runs2048, runs16 + 8 * 4);
+}
+
 // The collective messages of a run: those in flows.csv (output.flows: all) or summed in its groups.
 struct Posted {
   double messages = 0, bytes = 0, delivered = 0, retransmits = 0, cnps = 0;

@@ -67,13 +67,19 @@ class Runner {
     Item item;
     uint64_t count = 0;
   };
-  void push_back(const Item& it) {
+  // `count` copies of `it` after the items already there.
+  void push_back(const Item& it, uint64_t count = 1) {
+    if (count == 0) {
+      return;
+    }
     if (runs_.empty() || !(runs_.back().item == it)) {
       runs_.push_back({it, 0});
     }
-    ++runs_.back().count;
-    ++size_;
+    runs_.back().count += count;
+    size_ += count;
   }
+  // `times` copies of `it` cut into slices of at most `slice` bytes (as slices_of cuts `it.bytes`).
+  void push_slices(const Item& it, int64_t slice, uint64_t times);
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   const std::vector<Run>& runs() const { return runs_; }
@@ -90,6 +96,9 @@ struct CollLink {
   bool net = false;                 // between servers: over a queue pair
   int64_t window = 1;               // slots at the receiver: slices in flight
   uint32_t qp_from = 0, qp_to = 0;  // the queue pair's handles at the two servers (set by the engine)
+  // Where the link's counters are kept at the sender's and the receiver's server (equal when both ends are on one
+  // server): each server holds only its own links' state.
+  uint32_t slot_from = 0, slot_to = 0;
 };
 
 // The group an algorithm plans for, and the connections it makes.
@@ -98,6 +107,8 @@ struct GroupLayout {
   std::vector<uint32_t> servers;             // in the order of their first rank
   std::vector<std::vector<uint32_t>> local;  // per entry of `servers`: its ranks, in rank order
   std::vector<CollLink> links;
+  std::vector<uint32_t> rank_server;  // per rank: its entry of `servers`
+  std::vector<uint32_t> slots;        // per entry of `servers`: links with an end there (CollLink::slot_from)
 
   explicit GroupLayout(std::vector<RankPlace> r);
   size_t size() const { return ranks.size(); }
@@ -127,6 +138,18 @@ std::unique_ptr<CollectiveAlgorithm> make_ring(GroupLayout& g, const ProtocolPar
 // Near-equal blocks of `total` in `parts`, each a multiple of `unit` bytes where possible (the rest goes to the
 // last block).
 std::vector<int64_t> split_blocks(int64_t total, size_t parts, int64_t unit);
+// The same blocks without the list: block i in constant time, for groups too large to list a block per rank at
+// every rank.
+class BlockSplit {
+ public:
+  BlockSplit(int64_t total, size_t parts, int64_t unit);
+  int64_t operator[](size_t i) const;
+  // How many blocks from i down (i, i - 1, .., stopping at 0) are certainly equal to block i.
+  size_t equal_below(size_t i) const;
+
+ private:
+  int64_t parts_, unit_, base_units_, bigger_, rest_;  // the first `bigger_` blocks have a unit more
+};
 // `bytes` cut into slices of at most `slice` (at least one, possibly empty).
 std::vector<int64_t> slices_of(int64_t bytes, int64_t slice);
 

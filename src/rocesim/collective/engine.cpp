@@ -50,7 +50,7 @@ class CollectiveApp final : public Application {
       s.rank = r;
       ranks_.push_back(std::move(s));
     }
-    link_.resize(g.layout.links.size());
+    link_.resize(g.layout.slots[g.layout.rank_server[ranks_.front().rank]]);
     times_.resize(ranks_.size());
   }
   void set_self(uint32_t id) { self_ = id; }
@@ -138,7 +138,7 @@ class CollectiveApp final : public Application {
         transfer_done(host, static_cast<uint32_t>(v >> 20), static_cast<uint32_t>(v & 0xFFFFF));
         break;
       case kArrive: {
-        LinkState& ls = link_[v];
+        LinkState& ls = link(v);
         ++ls.arrived;
         wake(host, ls.waiting_receiver);
         break;
@@ -154,8 +154,13 @@ class CollectiveApp final : public Application {
         break;
     }
   }
+  // The counters of link `l`, one of this server's.
+  LinkState& link(uint64_t l) {
+    const CollLink& cl = g_.layout.links[l];
+    return link_[g_.layout.ranks[cl.from].server == server_ ? cl.slot_from : cl.slot_to];
+  }
   void credit(Host& host, uint32_t l) {
-    LinkState& ls = link_[l];
+    LinkState& ls = link(l);
     ++ls.freed;
     wake(host, ls.waiting_sender);
   }
@@ -244,14 +249,14 @@ class CollectiveApp final : public Application {
         return;
       }
       for (uint32_t l : it.in) {
-        if (l != kNoLink && link_[l].arrived <= link_[l].consumed) {
-          link_[l].waiting_receiver.push_back({lr, ri});
+        if (l != kNoLink && link(l).arrived <= link(l).consumed) {
+          link(l).waiting_receiver.push_back({lr, ri});
           return;
         }
       }
       for (uint32_t l : it.out) {
-        if (l != kNoLink && link_[l].sent - link_[l].freed >= g_.layout.links[l].window) {
-          link_[l].waiting_sender.push_back({lr, ri});
+        if (l != kNoLink && link(l).sent - link(l).freed >= g_.layout.links[l].window) {
+          link(l).waiting_sender.push_back({lr, ri});
           return;
         }
       }
@@ -289,7 +294,7 @@ class CollectiveApp final : public Application {
       ic.start(path, b, latency, self_, done);
     };
     each(it.out, [&](uint32_t l) {
-      ++link_[l].sent;
+      ++link(l).sent;
       const CollLink& out = g_.layout.links[l];
       std::vector<uint16_t> p;
       Time latency;
@@ -345,7 +350,7 @@ class CollectiveApp final : public Application {
       }
     });
     each(it.in, [&](uint32_t l) {
-      ++link_[l].consumed;
+      ++link(l).consumed;
       const CollLink& in = g_.layout.links[l];
       if (!in.net) {
         credit(host, l);
@@ -469,11 +474,6 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
   // One application per server.
   std::vector<CollectiveApp*> app_of(layout.servers.size());
   std::vector<uint32_t> app_id(layout.servers.size());
-  std::unordered_map<uint32_t, size_t> index_of_server;
-  for (size_t j = 0; j < layout.servers.size(); ++j) {
-    index_of_server[layout.servers[j]] = j;
-  }
-  const auto server_index = [&](uint32_t server) { return index_of_server.at(server); };
   for (size_t j = 0; j < layout.servers.size(); ++j) {
     Host& host = net.server(layout.servers[j]);
     auto app = std::make_unique<CollectiveApp>(*g, layout.local[j], program, layout.servers[j]);
@@ -495,7 +495,7 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
     }
     const RankPlace& a = ranks[cl.from];
     const RankPlace& b = ranks[cl.to];
-    const size_t ja = server_index(a.server), jb = server_index(b.server);
+    const size_t ja = layout.rank_server[cl.from], jb = layout.rank_server[cl.to];
     Network::ConnectOptions o;
     o.priority = static_cast<int>(proto.priority);
     o.a_sends = true;

@@ -53,31 +53,37 @@ class Ring final : public CollectiveAlgorithm {
       const uint32_t pos = pos_[c][r];
       const uint32_t in = out_[c][order_[c][(pos + n_ - 1) % n_]];
       const uint32_t to = out_[c][r];
-      const auto add = [&](int64_t block, int64_t loop, bool recv, bool reduce, bool send) {
+      // `times` steps of this loop on blocks of `block` bytes: the chunk of each, in slices.
+      const auto add = [&](int64_t block, int64_t loop, bool recv, bool reduce, bool send, size_t times) {
         const int64_t bytes = std::clamp<int64_t>(block - loop * chunk, 0, chunk);
-        for (int64_t b : slices_of(bytes, slice_)) {
-          run.push_back(Item::pass(b, recv ? in : kNoLink, send ? to : kNoLink, reduce));
-        }
+        run.push_slices(Item::pass(bytes, recv ? in : kNoLink, send ? to : kNoLink, reduce), slice_, times);
       };
       if (call.op == CollOp::kBroadcast) {
         const size_t p = (pos + n_ - pos_[c][call.root]) % n_;  // distance from the root
         const int64_t loops = std::max<int64_t>(1, (per_channel[c] + chunk - 1) / chunk);
         for (int64_t loop = 0; loop < loops; ++loop) {
-          add(per_channel[c], loop, p > 0, false, p + 1 < n_);
+          add(per_channel[c], loop, p > 0, false, p + 1 < n_, 1);
         }
       } else {
-        const std::vector<int64_t> blocks = split_blocks(per_channel[c], n_, unit);
-        const int64_t largest = *std::max_element(blocks.begin(), blocks.end());
+        const BlockSplit blocks(per_channel[c], n_, unit);
+        const int64_t largest = std::max(blocks[0], blocks[n_ - 1]);  // the first has a unit more, the last the rest
         const int64_t loops = std::max<int64_t>(1, (largest + chunk - 1) / chunk);
-        const auto block = [&](size_t t) { return blocks[(pos + n_ * 2 - t) % n_]; };
         // All-reduce: n - 1 reduce-scatter steps, then n - 1 all-gather steps (2n - 1 items, the first only
-        // sending, the last only receiving); reduce-scatter and all-gather: the first n of them.
+        // sending, the last only receiving); reduce-scatter and all-gather: the first n of them. Step t works on
+        // block pos - t (mod n): the steps go in stretches of equal blocks and equal roles, each added at once.
         const size_t n_ops = call.op == CollOp::kAllReduce ? 2 * n_ - 1 : n_;
         for (int64_t loop = 0; loop < loops; ++loop) {
-          for (size_t t = 0; t < n_ops; ++t) {
+          for (size_t t = 0; t < n_ops;) {
+            const size_t b = (pos + n_ * 2 - t) % n_;
+            size_t end = n_ops;  // the roles change after the first step, before the last, and at step n
+            for (const size_t edge : {size_t{1}, n_ops - 1, n_}) {
+              end = edge > t ? std::min(end, edge) : end;
+            }
+            const size_t times = std::min(end - t, blocks.equal_below(b));
             const bool recv = t > 0, send = t + 1 < n_ops;
             const bool reduce = call.op == CollOp::kAllReduce ? t <= n_ - 1 : call.op == CollOp::kReduceScatter;
-            add(block(t), loop, recv, reduce, send);
+            add(blocks[b], loop, recv, reduce, send, times);
+            t += times;
           }
         }
       }
