@@ -60,6 +60,19 @@ TEST(Partitioner, EveryPartitionGetsAShareOfThePortsAndNoServerIsSplit) {
   }
 }
 
+TEST(Partitioner, OnARailFabricEachShareOfTheLeavesGetsAShareOfTheServers) {
+  // Every server reaches every rail's leaf: the servers (whose GPUs and NICs do much of a collective's work) must
+  // not all go with the first leaf.
+  const TopologyGraph rail = graph(kRail);
+  const Partitioning p = partition_fabric(rail, 2, wire::Fabric::kRoceV2);
+  std::vector<int> servers(2, 0);
+  for (size_t h = 0; h < rail.hosts.size(); h += 4) {
+    ++servers[p.node_part[rail.hosts[h]]];
+  }
+  EXPECT_EQ(servers[0], 2);
+  EXPECT_EQ(servers[1], 2);
+}
+
 TEST(Partitioner, AsManyPartitionsAsUnitsGivesEachUnitItsOwn) {
   const TopologyGraph g = graph(kRail);
   const Partitioning p = partition_fabric(g, 10, wire::Fabric::kRoceV2);

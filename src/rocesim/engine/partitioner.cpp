@@ -76,11 +76,32 @@ Partitioning partition_fabric(const TopologyGraph& g, size_t parts, wire::Fabric
       order.push_back(u);
     }
   };
+  // A server goes with one of the leaves its NICs reach: the only one on an ordinary leaf-spine; on a rail fabric,
+  // where every server reaches every rail's leaf, the servers take turns, so that each share of the leaves gets a
+  // share of the servers (and of their GPUs' and NICs' work).
+  std::vector<std::vector<uint32_t>> leaf_units(units);  // per server unit: the leaves it reaches, in order
+  std::vector<uint32_t> servers_in_order;
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    for (int n : nic_neighbours[leaves[k]]) {
+      std::vector<uint32_t>& reach = leaf_units[unit[n]];
+      if (reach.empty()) {
+        servers_in_order.push_back(unit[n]);
+      }
+      if (reach.empty() || reach.back() != k) {
+        reach.push_back(static_cast<uint32_t>(k));
+      }
+    }
+  }
+  std::vector<std::vector<uint32_t>> servers_of(leaves.size());
+  for (size_t j = 0; j < servers_in_order.size(); ++j) {
+    const std::vector<uint32_t>& reach = leaf_units[servers_in_order[j]];
+    servers_of[reach[j % reach.size()]].push_back(servers_in_order[j]);
+  }
   size_t next_upper = 0;
   for (size_t k = 0; k < leaves.size(); ++k) {
     place(unit[leaves[k]]);
-    for (int n : nic_neighbours[leaves[k]]) {
-      place(unit[n]);
+    for (uint32_t u : servers_of[k]) {
+      place(u);
     }
     for (; next_upper < uppers.size() && next_upper * leaves.size() <= k * uppers.size(); ++next_upper) {
       place(unit[uppers[next_upper]]);

@@ -30,7 +30,8 @@ Time fabric_lookahead(const TopologyGraph& g, wire::Fabric fabric);
 std::vector<uint32_t> units_of(const TopologyGraph& g);
 
 // Cuts `g` into `parts` partitions of about equal load (ports, a NIC's counting as a switch port's): each leaf
-// switch with the servers attached to it stays together, the other switches are shared out after them.
+// switch with the servers attached to it stays together (on a rail fabric, where every server reaches every leaf,
+// the servers are dealt out to the leaves in turn), the other switches are shared out after them.
 // `parts` must not exceed the number of units (the caller says so to the user).
 Partitioning partition_fabric(const TopologyGraph& g, size_t parts, wire::Fabric fabric);
 
