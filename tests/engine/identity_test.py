@@ -83,6 +83,9 @@ def scenarios(source):
         "slow-receiver": (sc("slow-receiver.yaml"), [], lambda out: pauses_sent(out) > 0, "PFC pauses sent"),
         "allreduce-rail": (sc("allreduce-rail.yaml"), ["--set", "workload.0.sizes=[16MiB]"],
                            has_file("nccl-tests.txt"), "nccl-tests.txt written"),
+        "allreduce-aggregate-records": (sc("allreduce-rail.yaml"),
+                                        ["--set", "workload.0.sizes=[4MiB, 4MiB]", "--set", "output.flows=aggregate"],
+                                        has_file("messages.csv"), "messages.csv written"),
         "allreduce-multi-server": (sc("training-step.yaml"), [], has_file("collectives.csv"),
                                    "collectives.csv written"),
         # Two servers and a switch: three units, so at most three partitions.
