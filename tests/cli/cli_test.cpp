@@ -298,6 +298,16 @@ TEST(Cli, ValidateParamsAndVersion) {
   Result r = sh("validate " + std::string(ROCESIM_SOURCE_DIR) + "/scenarios/incast.yaml");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("16 servers, 16 NICs, 4 switches, 15 flows"), std::string::npos) << r.out;
+  {
+    // One write of ten 4096 B packets across a switch: 10 packets x 2 links.
+    const auto d = tmpdir("validate_events");
+    std::ofstream(d / "one.yaml") << "topology: {type: star, hosts: 2}\nnic: {mtu: 4096}\n"
+                                     "workload: [{type: incast, receiver: 0, senders: 1, size: 40960B}]\n";
+    r = sh("validate " + (d / "one.yaml").string());
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("events           about 55 (20 packet-hops, 1 messages)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("memory           about"), std::string::npos) << r.out;
+  }
   r = sh("params switch.ecn");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("switch.ecn.kmin"), std::string::npos);

@@ -689,6 +689,20 @@ int cmd_flows(const std::string& path, const std::string& out, const std::string
   return 0;
 }
 
+// A count to about two significant digits in words: "71 million", "150 thousand".
+std::string approximately(double n) {
+  static constexpr std::pair<double, const char*> kScales[] = {
+      {1e12, "trillion"}, {1e9, "billion"}, {1e6, "million"}, {1e3, "thousand"}, {1, ""}};
+  for (const auto& [scale, word] : kScales) {
+    if (n >= scale || scale == 1) {
+      const double v = n / scale;
+      const std::string digits = v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.2g}", v);
+      return *word ? digits + " " + word : digits;
+    }
+  }
+  return "";
+}
+
 int cmd_validate(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed) {
   Simulation s(load(path, sets, seed));
   print_warnings(s);
@@ -699,6 +713,24 @@ int cmd_validate(const std::string& path, const std::vector<std::string>& sets, 
     fmt::print("  collective msgs  {:.0f} ({:.4g} GB of payload), kept {}\n", e.messages, e.bytes / 1e9,
                s.scenario().output.flows == "all" ? "one record each (flows.csv)"
                                                   : fmt::format("in {:.0f} records per call and queue pair", e.groups));
+  }
+  // Events, to an order of magnitude: per data packet and link it crosses (a transmission and an arrival), and per
+  // message (its post, completion and acknowledgements); measured on rail all-reduces and fat-tree permutations
+  // (docs/performance.md).
+  constexpr double kEventsPerPacketHop = 2.1, kEventsPerMessage = 13;
+  ExpectedTraffic all = e;
+  for (const FlowRecord& f : s.net().flows()) {
+    const int64_t mtu = s.net().mtu();
+    const double packets = static_cast<double>(std::max<int64_t>(1, (f.spec.size.count() + mtu - 1) / mtu));
+    const uint32_t from = f.spec.op == RdmaOp::kRead ? f.spec.dst : f.spec.src;
+    const uint32_t to = f.spec.op == RdmaOp::kRead ? f.spec.src : f.spec.dst;
+    all.packet_hops += packets * static_cast<double>(s.net().path(from, to, f.sport).size());
+    all.messages += 1;
+  }
+  if (all.messages > 0) {
+    fmt::print("  events           about {} ({:.3g} packet-hops, {:.3g} messages)\n",
+               approximately(kEventsPerPacketHop * all.packet_hops + kEventsPerMessage * all.messages), all.packet_hops,
+               all.messages);
   }
   const Scenario& sc = s.scenario();
   fmt::print("  memory           about {:.3g} GB{}\n", s.memory_estimate() / 1e9,

@@ -394,7 +394,11 @@ class CollectiveApp final : public Application {
   std::vector<std::vector<std::pair<Time, Time>>> times_;
 };
 
-ExpectedTraffic expected_traffic(const CollectiveGroup& g, const std::vector<Phase>& program) {
+ExpectedTraffic expected_traffic(const CollectiveGroup& g, const std::vector<Phase>& program,
+                                 const std::vector<uint32_t>& hops, int64_t mtu) {
+  const auto packets = [mtu](int64_t bytes) {
+    return static_cast<double>(std::max<int64_t>(1, (bytes + mtu - 1) / mtu));
+  };
   // Equal calls post equal messages: count each distinct call once, over every rank's runners.
   std::map<std::tuple<CollOp, int64_t, uint32_t>, size_t> distinct;
   size_t instances = 0;
@@ -417,12 +421,14 @@ ExpectedTraffic expected_traffic(const CollectiveGroup& g, const std::vector<Pha
             if (g.layout.links[l].net) {
               total.messages += n;
               total.bytes += n * static_cast<double>(std::max<int64_t>(1, x.item.bytes));
+              total.packet_hops += n * packets(x.item.bytes) * hops[l];
             }
           });
           each(x.item.in, [&](uint32_t l) {  // a slice from another server: one credit message back
             if (g.layout.links[l].net) {
               total.messages += n;
               total.bytes += n * static_cast<double>(g.proto.credit_message.count());
+              total.packet_hops += n * packets(g.proto.credit_message.count()) * hops[l];
             }
           });
         }
@@ -470,7 +476,14 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
     }
   }
   const GroupLayout& layout = g->layout;
-  net.expect(expected_traffic(*g, program));
+  std::vector<uint32_t> hops(layout.links.size(), 0);
+  for (size_t l = 0; l < layout.links.size(); ++l) {
+    const CollLink& cl = layout.links[l];
+    if (cl.net) {
+      hops[l] = static_cast<uint32_t>(net.path(ranks[cl.from].endpoint, ranks[cl.to].endpoint).size());
+    }
+  }
+  net.expect(expected_traffic(*g, program, hops, net.mtu()));
   // One application per server.
   std::vector<CollectiveApp*> app_of(layout.servers.size());
   std::vector<uint32_t> app_id(layout.servers.size());

@@ -53,7 +53,9 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
 
 // What a group's program will post between servers, counted from its runners before the run: messages (slices
 // and the credits that answer them), their bytes, and the records they would take grouped per call and queue pair.
-ExpectedTraffic expected_traffic(const CollectiveGroup& g, const std::vector<Phase>& program);
+// `hops[l]`: the links a packet of layout link l crosses between its servers; `mtu`: payload bytes per packet.
+ExpectedTraffic expected_traffic(const CollectiveGroup& g, const std::vector<Phase>& program,
+                                 const std::vector<uint32_t>& hops, int64_t mtu);
 
 // Results read after the run.
 std::vector<InstanceTimes> instance_times(const CollectiveGroup& g);

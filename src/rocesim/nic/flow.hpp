@@ -52,10 +52,12 @@ struct FlowSpec {
 // messages, their payload bytes, and the records they take when grouped per call and queue pair.
 struct ExpectedTraffic {
   double messages = 0, bytes = 0, groups = 0;
+  double packet_hops = 0;  // data packets times the links each crosses (on its ECMP path of the idle fabric)
   ExpectedTraffic& operator+=(const ExpectedTraffic& o) {
     messages += o.messages;
     bytes += o.bytes;
     groups += o.groups;
+    packet_hops += o.packet_hops;
     return *this;
   }
 };
