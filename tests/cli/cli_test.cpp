@@ -74,6 +74,34 @@ TEST(Cli, SameSeedGivesByteIdenticalResults) {
   EXPECT_NE(slurp(a / "flows.csv"), slurp(c / "flows.csv"));  // another seed, other ECMP and start times
 }
 
+TEST(Cli, EngineProfileWritesHowTheEventsWereSharedOutAndChangesNoOtherFile) {
+  const auto plain = tmpdir("profile_plain"), profiled = tmpdir("profile_on");
+  const std::string scenario = std::string(ROCESIM_SOURCE_DIR) + "/scenarios/incast.yaml";
+  ASSERT_EQ(sh("run " + scenario + " -q --threads 2 -o " + plain.string()).status, 0);
+  const Result r = sh("run " + scenario + " -q --threads 2 --set engine.profile=true -o " + profiled.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(plain / "engine.json"));
+  for (const char* f : {"flows.csv", "ports.csv", "nics.csv"}) {
+    EXPECT_EQ(slurp(plain / f), slurp(profiled / f)) << f;
+  }
+  const auto summary = nlohmann::json::parse(slurp(profiled / "summary.json"));
+  const auto engine = nlohmann::json::parse(slurp(profiled / "engine.json"));
+  EXPECT_EQ(engine.at("threads"), 2);
+  EXPECT_EQ(engine.at("partitions"), 2);
+  uint64_t events = 0;
+  for (const auto& p : engine.at("by_partition")) {
+    events += p.at("events").get<uint64_t>();
+    EXPECT_GT(p.at("link_ends").get<int>(), 0);
+  }
+  EXPECT_EQ(events, summary.at("events").get<uint64_t>());
+  EXPECT_EQ(engine.at("events"), summary.at("events"));
+  // Two partitions: the busiest of each window runs at least half its events and not all of the run's.
+  const double bound = engine.at("speedup_bound").get<double>();
+  EXPECT_GT(bound, 1.0);
+  EXPECT_LE(bound, 2.0);
+  EXPECT_EQ(engine.at("by_thread").size(), 2u);
+}
+
 TEST(Cli, BadInputExitsWithStatusTwoAndWritesNothing) {
   const auto d = tmpdir("bad");
   std::ofstream(d / "bad.yaml") << "seed: 1\ntopology: {type: star, hosts: 4}\nswitch:\n  ecn: {kmni: 1KB}\n";

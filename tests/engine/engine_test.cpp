@@ -59,6 +59,41 @@ TEST(Engine, OnePartitionAndThreeRunTheSameEventsToTheSameEnd) {
   }
 }
 
+TEST(Engine, TheCriticalPathIsTheBusiestPartitionsEventsSummedOverWindows) {
+  auto one = test::make_sim(kIncast, {"engine.partitions=1"});
+  one->run();
+  const EngineProfile single = one->engine().profile();
+  EXPECT_EQ(single.critical_events, one->events());  // one partition: every event is on the path
+  EXPECT_GT(single.windows, 10u);
+
+  // The counts depend on the cut, not on the threads that ran it.
+  auto on_one = test::make_sim(kIncast, {"engine.partitions=3", "engine.threads=1"});
+  auto on_three = test::make_sim(kIncast, {"engine.partitions=3", "engine.threads=3"});
+  on_one->run();
+  on_three->run();
+  const EngineProfile a = on_one->engine().profile();
+  const EngineProfile b = on_three->engine().profile();
+  EXPECT_EQ(a.critical_events, b.critical_events);
+  EXPECT_EQ(a.windows, b.windows);
+  ASSERT_EQ(a.parts.size(), 3u);
+  uint64_t sum = 0;
+  for (size_t p = 0; p < 3; ++p) {
+    EXPECT_EQ(a.parts[p].events, b.parts[p].events) << p;
+    sum += a.parts[p].events;
+  }
+  EXPECT_EQ(sum, one->events());
+  // No window can do better than an even share, nor worse than all of it in one partition.
+  EXPECT_GE(a.critical_events * 3, sum);
+  EXPECT_LT(a.critical_events, sum);
+  // The busiest thread's path: all events on one thread, the partitions' path with a thread each.
+  EXPECT_EQ(a.critical_thread_events, sum);
+  EXPECT_EQ(b.critical_thread_events, b.critical_events);
+  ASSERT_EQ(b.threads.size(), 3u);
+  for (const EngineProfile::Thread& t : b.threads) {
+    EXPECT_GT(t.busy_s, 0.0);
+  }
+}
+
 TEST(Engine, ThreadCountsOutsideOneTo1024OrNotANumberAreRefusedNamingTheKey) {
   for (const char* bad : {"0", "-1", "1025", "two", "1.5", ""}) {
     const std::string e = error_of(kIncast, {std::string("engine.threads=") + bad});
@@ -73,6 +108,60 @@ TEST(Engine, MorePartitionsThanSwitchesAndServersAreRefusedNamingTheFileLineAndK
   EXPECT_NE(e.find("test.yaml:9"), std::string::npos) << e;
   EXPECT_NE(e.find("engine.partitions"), std::string::npos) << e;
   EXPECT_NE(e.find("only 12"), std::string::npos) << e;  // 2 leaves, 2 spines, 8 servers
+}
+
+TEST(Engine, AnAssignedCutRunsTheSameEventsAsOnePartition) {
+  const std::string yaml = std::string(kIncast) +
+                           "engine:\n  assign: [leaf0 spine0 host0 host1 host2 host3, leaf1 spine1 host4 host5 host6 "
+                           "host7]\n";
+  auto one = test::make_sim(kIncast, {"engine.partitions=1"});
+  auto two = test::make_sim(yaml, {"engine.threads=2"});
+  ASSERT_EQ(two->engine().partitions(), 2u);
+  EXPECT_EQ(two->engine().partition_of(0), 0u);  // host0
+  EXPECT_EQ(two->engine().partition_of(7), 1u);  // host7
+  one->run();
+  two->run();
+  EXPECT_GT(two->engine().crossings(), 0u);
+  EXPECT_EQ(one->events(), two->events());
+  ASSERT_EQ(one->net().flows().size(), two->net().flows().size());
+  for (size_t i = 0; i < one->net().flows().size(); ++i) {
+    EXPECT_EQ(one->net().flows()[i].end, two->net().flows()[i].end) << "flow " << i;
+  }
+}
+
+TEST(Engine, AnAssignmentThatNamesAnUnknownNodeOrDisagreesWithPartitionsIsRefusedNamingTheFileLineAndKey) {
+  std::string e = error_of(std::string(kIncast) +
+                               "engine:\n  assign:\n    - leaf0 spine0 host0 host1 host2 host3\n"
+                               "    - leaf1 spine1 host4 host5 host6 host9\n",
+                           {});
+  EXPECT_NE(e.find("test.yaml:11"), std::string::npos) << e;
+  EXPECT_NE(e.find("engine.assign"), std::string::npos) << e;
+  EXPECT_NE(e.find("partition 1: 'host9' names no switch"), std::string::npos) << e;
+  e = error_of(std::string(kIncast) +
+                   "engine:\n  partitions: 3\n  assign: [leaf* spine* host0 host1 host2 host3, "
+                   "host4 host5 host6 host7]\n",
+               {});
+  EXPECT_NE(e.find("test.yaml:9"), std::string::npos) << e;
+  EXPECT_NE(e.find("engine.partitions"), std::string::npos) << e;
+  EXPECT_NE(e.find("engine.assign gives 2"), std::string::npos) << e;
+}
+
+TEST(Engine, LinksWithoutDelayKeepTheirEndsInOnePartitionAndSaySoOnce) {
+  std::string yaml = kIncast;
+  yaml.replace(yaml.find("fabric_link: {rate: 100Gbps, delay: 1us}"), 40, "fabric_link: {rate: 100Gbps, delay: 0us}");
+  auto s = test::make_sim(yaml, {"engine.partitions=3"});
+  ASSERT_EQ(s->notes().size(), 1u);
+  EXPECT_NE(s->notes()[0].find("4 links without delay"), std::string::npos) << s->notes()[0];
+  EXPECT_NE(s->notes()[0].find("9 switches and servers"), std::string::npos) << s->notes()[0];
+  const uint32_t switches = s->engine().partition_of(8);  // leaf0
+  for (uint32_t n = 9; n < 12; ++n) {
+    EXPECT_EQ(s->engine().partition_of(n), switches) << n;
+  }
+  auto one = test::make_sim(yaml, {"engine.partitions=1"});
+  s->run();
+  one->run();
+  EXPECT_EQ(one->events(), s->events());
+  EXPECT_EQ(one->now(), s->now());
 }
 
 TEST(Engine, ScenariosWithACaptureRunInOnePartitionAndSaySo) {

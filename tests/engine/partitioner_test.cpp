@@ -89,4 +89,68 @@ TEST(Partitioner, AsManyPartitionsAsUnitsGivesEachUnitItsOwn) {
   EXPECT_EQ(parts.size(), 10u);
 }
 
+TEST(Partitioner, NodesJoinedByALinkWithoutDelayAreOneUnitAndTheLookaheadSkipsThatLink) {
+  // Fabric links without delay: the 4 leaves and 2 spines become one unit; the 4 servers stay their own.
+  const TopologyGraph g = graph(
+      "{type: leaf-spine, rail: true, nics_per_host: 4, leaves: 4, servers_per_leaf: 4, spines: 2, "
+      "host_link: {rate: 100Gbps, delay: 1us}, fabric_link: {rate: 400Gbps, delay: 0ns}}");
+  const std::vector<uint32_t> unit = units_of(g);
+  EXPECT_EQ(std::set<uint32_t>(unit.begin(), unit.end()).size(), 1u + 4u);
+  EXPECT_EQ(zero_delay_joins(g), 4u * 2u);  // every leaf-spine link
+  EXPECT_EQ(zero_delay_joins(graph(kRail)), 0u);
+  // What is left to cut: the host links, 1 us + 84 B at 100 Gb/s.
+  EXPECT_EQ(fabric_lookahead(g, wire::Fabric::kRoceV2), Time::ps(1'006'720));
+  const Partitioning p = partition_fabric(g, 3, wire::Fabric::kRoceV2);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!g.nodes[i].is_nic()) {
+      EXPECT_EQ(p.node_part[i], p.node_part[0 + g.hosts.size()]) << g.nodes[i].name;
+    }
+  }
+}
+
+TEST(Partitioner, AnAssignmentByNamePutsEachSwitchServerAndPrefixWhereItSays) {
+  const TopologyGraph g = graph(kRail);
+  const Partitioning p = partition_named(g, {"leaf0 leaf1 spine0 host0 host1", "leaf2 leaf3 spine1 host2 host3.nic*"},
+                                         wire::Fabric::kRoceV2);
+  ASSERT_EQ(p.parts, 2u);
+  EXPECT_EQ(p.lookahead, fabric_lookahead(g, wire::Fabric::kRoceV2));
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const std::string& n = g.nodes[i].name;
+    const bool first =
+        n == "leaf0" || n == "leaf1" || n == "spine0" || n.starts_with("host0.") || n.starts_with("host1.");
+    EXPECT_EQ(p.node_part[i], first ? 0u : 1u) << n;
+  }
+}
+
+TEST(Partitioner, AnAssignmentThatMissesSplitsRepeatsOrNamesNothingIsRefusedSayingWhich) {
+  const TopologyGraph g = graph(kRail);
+  auto refusal = [&](const std::vector<std::string>& parts) -> AssignmentError {
+    try {
+      partition_named(g, parts, wire::Fabric::kRoceV2);
+    } catch (const AssignmentError& e) {
+      return e;
+    }
+    return {0, "accepted"};
+  };
+  const std::string rest = " leaf2 leaf3 spine1 host2 host3";
+  AssignmentError e = refusal({"leaf0 leaf1 spine0 host0 host1", "lief2" + rest});
+  EXPECT_EQ(e.partition, 1u);
+  EXPECT_NE(e.message.find("'lief2' names no switch"), std::string::npos) << e.message;
+  e = refusal({"leaf0 leaf1 spine0 host0 host1", "leaf0" + rest});
+  EXPECT_EQ(e.partition, 1u);
+  EXPECT_NE(e.message.find("leaf0 is already in partition 0"), std::string::npos) << e.message;
+  e = refusal({"leaf0 leaf1 host0 host1", rest});
+  EXPECT_EQ(e.partition, SIZE_MAX);
+  EXPECT_NE(e.message.find("spine0 is in no partition"), std::string::npos) << e.message;
+  e = refusal(
+      {"leaf0 leaf1 spine0 host0 host1 host2.nic0", "leaf2 leaf3 spine1 host2.nic1 host2.nic2 host2.nic3 host3"});
+  EXPECT_EQ(e.partition, SIZE_MAX);
+  EXPECT_NE(e.message.find("host2.nic0 (partition 0) and host2.nic1 (partition 1) must stay together"),
+            std::string::npos)
+      << e.message;
+  e = refusal({"leaf* spine* host*", " "});
+  EXPECT_EQ(e.partition, 1u);
+  EXPECT_NE(e.message.find("no nodes"), std::string::npos) << e.message;
+}
+
 }  // namespace rocesim

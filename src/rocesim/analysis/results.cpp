@@ -439,6 +439,53 @@ std::string buckets_csv(const std::vector<SizeBucket>& buckets) {
   return out;
 }
 
+std::string engine_json(const Simulation& s) {
+  const Engine& engine = s.engine();
+  const EngineProfile prof = engine.profile();
+  const TopologyGraph& g = s.scenario().graph;
+  struct Shape {
+    int64_t switches = 0, nics = 0, link_ends = 0;
+  };
+  std::vector<Shape> shape(engine.partitions());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Shape& sh = shape[engine.partition_of(static_cast<uint32_t>(i))];
+    ++(g.nodes[i].is_nic() ? sh.nics : sh.switches);
+  }
+  for (const TopoLink& l : g.links) {
+    ++shape[engine.partition_of(static_cast<uint32_t>(l.a))].link_ends;
+    ++shape[engine.partition_of(static_cast<uint32_t>(l.b))].link_ends;
+  }
+  nlohmann::json parts = nlohmann::json::array();
+  for (size_t p = 0; p < prof.parts.size(); ++p) {
+    parts.push_back({{"switches", shape[p].switches},
+                     {"nics", shape[p].nics},
+                     {"link_ends", shape[p].link_ends},
+                     {"events", prof.parts[p].events},
+                     {"received", prof.parts[p].received}});
+  }
+  nlohmann::json threads = nlohmann::json::array();
+  for (const EngineProfile::Thread& t : prof.threads) {
+    threads.push_back({{"busy_s", t.busy_s}, {"sync_s", t.sync_s}});
+  }
+  const uint64_t events = engine.events();
+  auto ratio = [](uint64_t a, uint64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
+  nlohmann::json j;
+  j["threads"] = engine.threads();
+  j["partitions"] = engine.partitions();
+  j["lookahead_ns"] = static_cast<double>(engine.cut().lookahead.ps()) / 1e3;
+  j["windows"] = prof.windows;
+  j["events"] = events;
+  j["events_per_window"] = ratio(events, prof.windows);
+  j["crossings"] = engine.crossings();
+  j["critical_events"] = prof.critical_events;
+  j["speedup_bound"] = ratio(events, prof.critical_events);
+  j["critical_thread_events"] = prof.critical_thread_events;
+  j["thread_speedup_bound"] = ratio(events, prof.critical_thread_events);
+  j["by_partition"] = std::move(parts);
+  j["by_thread"] = std::move(threads);
+  return j.dump(2) + "\n";
+}
+
 std::string nics_csv(const Network& net, Time now) {
   std::string out =
       "host,tx_bytes,rx_bytes,data_sent,data_rcvd,ctrl_sent,ctrl_rcvd,acks_sent,naks_sent,cnps_sent,pause_rcvd,"

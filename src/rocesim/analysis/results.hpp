@@ -34,6 +34,8 @@ nlohmann::json message_groups_json(const Network& net, const std::string& record
 std::vector<std::pair<std::string, std::string>> report_files(const Simulation& s);
 std::string ports_csv(const Network& net, Time now);
 std::string nics_csv(const Network& net, Time now);
+// engine.json (engine.profile): how the partitioned engine shared the run out.
+std::string engine_json(const Simulation& s);
 // FCT slowdown per flow-size bucket (p50/p95/p99, the layout of the HPCC paper's figures): rows of
 // `lo_bytes,hi_bytes,flows,p50,p95,p99`; `edges` are the buckets' upper edges, a last bucket takes the rest.
 struct SizeBucket {

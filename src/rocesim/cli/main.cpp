@@ -332,6 +332,10 @@ nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulatio
   }
   w.stage("ports.csv", ports_csv(s.net(), s.now()));
   w.stage("nics.csv", nics_csv(s.net(), s.now()));
+  if (s.scenario().engine.profile) {
+    w.stage("engine.json", engine_json(s));
+    extra += ", engine.json";
+  }
   w.stage("fct_buckets.csv", buckets_csv(slowdown_by_size(s.net(), parse_bucket_edges(s.scenario().output.buckets),
                                                           s.scenario().output.warmup)));
   if (const HpccOutputs* h = s.hpcc_outputs()) {

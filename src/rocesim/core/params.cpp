@@ -87,6 +87,16 @@ std::vector<int64_t> ParamTraits<std::vector<int64_t>>::parse(const std::string&
   return out;
 }
 
+std::vector<std::string> ParamTraits<std::vector<std::string>>::parse(const std::string& s) { return list_items(s); }
+
+std::string ParamTraits<std::vector<std::string>>::text(const std::vector<std::string>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    s += (i ? ", " : "") + v[i];
+  }
+  return s + "]";
+}
+
 CountOrList ParamTraits<CountOrList>::parse(const std::string& s) {
   CountOrList v;
   if (!s.empty() && s.front() == '[') {

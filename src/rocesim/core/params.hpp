@@ -121,6 +121,14 @@ struct ParamTraits<std::vector<Bytes>> {
   static nlohmann::json dump(const std::vector<Bytes>& v);
   static std::string text(const std::vector<Bytes>& v);
 };
+template <>
+struct ParamTraits<std::vector<std::string>> {
+  static constexpr const char* type = "list of strings";
+  static constexpr const char* unit = "";
+  static std::vector<std::string> parse(const std::string& s);  // "[a, b]" or "a,b"
+  static nlohmann::json dump(const std::vector<std::string>& v) { return v; }
+  static std::string text(const std::vector<std::string>& v);
+};
 
 // A number of things, or the list of them (`senders: 8` or `senders: [1, 5, 9]`).
 struct CountOrList {
@@ -145,7 +153,8 @@ struct ParamTraits<CountOrList> {
 template <class V>
 V read_value(const YAML::Node& n, const ParseCtx& ctx, const std::string& key) {
   try {
-    if constexpr (std::is_same_v<V, std::vector<int64_t>> || std::is_same_v<V, std::vector<Bytes>>) {
+    if constexpr (std::is_same_v<V, std::vector<int64_t>> || std::is_same_v<V, std::vector<Bytes>> ||
+                  std::is_same_v<V, std::vector<std::string>>) {
       if (n.IsSequence()) {
         V out;
         for (const auto& item : n) {

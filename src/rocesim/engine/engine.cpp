@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <barrier>
 #include <charconv>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 
@@ -45,7 +46,14 @@ const Schema<EngineParams>& EngineParams::schema() {
                  return std::nullopt;
                }
                return "must be a whole number of at least 1, or auto";
-             });
+             })
+        .add(&EngineParams::assign, "assign", "[]",
+             "the cut, given: a list with an entry per partition, each the names of its nodes separated by spaces "
+             "(a switch, a server with all its NICs, a NIC, or a prefix ending in * for every name it begins); "
+             "every node in exactly one partition, no server split. Empty: engine.partitions cuts automatically")
+        .add(&EngineParams::profile, "profile", "false",
+             "write engine.json: events per partition, windows, the critical path's events and each thread's time "
+             "busy and at the barrier (describes the machine's run, so it differs between thread counts)");
     return sc;
   }();
   return s;
@@ -118,7 +126,34 @@ void Engine::receive(size_t p) {
   }
 }
 
+EngineProfile Engine::profile() const {
+  EngineProfile out;
+  for (const auto& p : parts_) {
+    out.parts.push_back({p->sim.events(), p->received});
+  }
+  out.threads = times_;
+  out.windows = windows_;
+  out.critical_events = critical_events_;
+  out.critical_thread_events = critical_thread_events_;
+  return out;
+}
+
+void Engine::count_window() {
+  uint64_t most = 0;
+  std::fill(thread_events_.begin(), thread_events_.end(), 0);
+  for (size_t p = 0; p < parts_.size(); ++p) {
+    Partition& part = *parts_[p];
+    const uint64_t ran = part.sim.events() - part.events_at_boundary;
+    part.events_at_boundary = part.sim.events();
+    most = std::max(most, ran);
+    thread_events_[p % static_cast<size_t>(threads_)] += ran;
+  }
+  critical_events_ += most;
+  critical_thread_events_ += *std::max_element(thread_events_.begin(), thread_events_.end());
+}
+
 void Engine::between_windows() {
+  count_window();
   Time earliest = Time::max();
   for (auto& p : parts_) {
     earliest = std::min(earliest, p->out.earliest_filling());
@@ -191,6 +226,8 @@ void Engine::run(Time stop, const std::function<void(const RunProgress&)>& progr
   done_ = false;
   stop_requested_ = false;
   errors_.assign(static_cast<size_t>(threads_), nullptr);
+  thread_events_.assign(static_cast<size_t>(threads_), 0);
+  times_.resize(static_cast<size_t>(threads_));
   boundary_ = Time();
   for (auto& p : parts_) {
     p->sim.set_windowed(true);
@@ -200,33 +237,33 @@ void Engine::run(Time stop, const std::function<void(const RunProgress&)>& progr
   between_windows();
   // Each thread runs its partitions' windows, then waits for the others; the last to arrive decides the next
   // window (the barrier's completion), so every decision sees every partition at the same boundary.
-  auto run_thread = [this](int t, auto& barrier) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  auto run_thread = [&](int t, auto&& meet) {
+    EngineProfile::Thread& time = times_[static_cast<size_t>(t)];
     while (!done_) {
+      const Clock::time_point start = Clock::now();
       try {
         work(t);
       } catch (...) {
         errors_[static_cast<size_t>(t)] = std::current_exception();
       }
-      barrier.arrive_and_wait();
+      const Clock::time_point ran = Clock::now();
+      meet();
+      time.busy_s += seconds(ran - start);
+      time.sync_s += seconds(Clock::now() - ran);
     }
   };
   if (threads_ == 1) {
-    while (!done_) {
-      try {
-        work(0);
-      } catch (...) {
-        errors_[0] = std::current_exception();
-      }
-      between_windows();
-    }
+    run_thread(0, [this] { between_windows(); });
   } else {
     auto completion = [this]() noexcept { between_windows(); };
     std::barrier<decltype(completion)> barrier(threads_, completion);
     std::vector<std::jthread> others;
     for (int t = 1; t < threads_; ++t) {
-      others.emplace_back([&, t] { run_thread(t, barrier); });
+      others.emplace_back([&, t] { run_thread(t, [&] { barrier.arrive_and_wait(); }); });
     }
-    run_thread(0, barrier);
+    run_thread(0, [&] { barrier.arrive_and_wait(); });
   }
   // Frames of the last window stay in flight, as arrivals pending in their receivers' queues.
   for (size_t p = 0; p < parts_.size(); ++p) {

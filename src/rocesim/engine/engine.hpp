@@ -31,13 +31,36 @@ namespace rocesim {
 
 // The `engine` section of a scenario: how the run is executed, never what it computes.
 struct EngineParams {
-  std::string threads;     // a number 1..kMaxThreads, or auto (the machine's cores)
-  std::string partitions;  // a number, or auto (one per thread)
+  std::string threads;              // a number 1..kMaxThreads, or auto (the machine's cores)
+  std::string partitions;           // a number, or auto (one per thread)
+  std::vector<std::string> assign;  // the cut, given: per partition, the nodes in it (names, or prefixes with *)
+  bool profile = false;             // engine.json: how the run's work was shared out
   static const Schema<EngineParams>& schema();
 };
 inline constexpr int kMaxThreads = 1024;
 // The thread count `threads` names (auto: the machine's cores). Throws std::invalid_argument on anything else.
 int resolve_threads(const std::string& threads);
+
+// How a run's work was shared out between partitions and windows (engine.json, docs/outputs.md). The counts do
+// not depend on the threads, only on the cut; the times measure the machine.
+struct EngineProfile {
+  struct Part {
+    uint64_t events = 0;
+    uint64_t received = 0;  // frames that crossed a cut into it
+  };
+  struct Thread {
+    double busy_s = 0;  // running its partitions' windows
+    double sync_s = 0;  // at the barrier: waiting for the others, and deciding the next window
+  };
+  std::vector<Part> parts;
+  std::vector<Thread> threads;
+  uint64_t windows = 0;
+  // Per window, the most events any one partition ran, summed over the windows: the run's critical path with a
+  // thread per partition and free synchronisation.
+  uint64_t critical_events = 0;
+  // Per window, the events of the busiest thread (its partitions' sum), summed: the same with these threads.
+  uint64_t critical_thread_events = 0;
+};
 
 // Something that looks at the whole network while the run goes (a time series, the PFC deadlock detector).
 // Contract: look(now) runs between windows, when every partition has run its events due before `now` and none due
@@ -84,6 +107,7 @@ class Engine {
   // Frames handed from one partition to another, and windows run (for docs/performance.md).
   uint64_t crossings() const;
   uint64_t windows() const { return windows_; }
+  EngineProfile profile() const;
 
  private:
   struct Partition {
@@ -92,11 +116,14 @@ class Engine {
     PacketPool pool;
     Outboxes out;
     uint64_t received = 0;
+    uint64_t events_at_boundary = 0;  // events() where the last window ended
   };
   // The frames other partitions sent to partition p in the window before: into its pool and queue.
   void receive(size_t p);
   // Between windows, on one thread: what every partition did decides the next window (or the end).
   void between_windows();
+  // Adds the window just run to the critical-path counts.
+  void count_window();
   void work(int thread);
 
   Partitioning cut_;
@@ -119,7 +146,11 @@ class Engine {
   uint64_t progress_every_ = 0;
   uint64_t next_report_ = 0;
   uint64_t windows_ = 0;
-  std::vector<std::exception_ptr> errors_;  // per thread
+  uint64_t critical_events_ = 0;
+  uint64_t critical_thread_events_ = 0;
+  std::vector<uint64_t> thread_events_;       // per thread, in the window just run
+  std::vector<EngineProfile::Thread> times_;  // per thread
+  std::vector<std::exception_ptr> errors_;    // per thread
 };
 
 }  // namespace rocesim

@@ -1,6 +1,10 @@
 #include "rocesim/engine/partitioner.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <sstream>
+#include <string_view>
 
 namespace rocesim {
 
@@ -18,7 +22,10 @@ Time fabric_lookahead(const TopologyGraph& g, wire::Fabric fabric) {
   return least == Time::max() ? Time::ms(1) : least;
 }
 
-std::vector<uint32_t> units_of(const TopologyGraph& g) {
+namespace {
+
+// Per graph node, its switch's or server's number.
+std::vector<uint32_t> switches_and_servers(const TopologyGraph& g) {
   std::vector<uint32_t> unit(g.nodes.size(), UINT32_MAX);
   uint32_t next = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -39,6 +46,49 @@ std::vector<uint32_t> units_of(const TopologyGraph& g) {
     unit[g.hosts[h]] = server_unit[server];
   }
   return unit;
+}
+
+}  // namespace
+
+std::vector<uint32_t> units_of(const TopologyGraph& g) {
+  std::vector<uint32_t> unit = switches_and_servers(g);
+  // Union-find over the zero-delay links; the merged units keep the order of their first member.
+  std::vector<uint32_t> parent(unit.empty() ? 0 : *std::max_element(unit.begin(), unit.end()) + 1);
+  for (uint32_t u = 0; u < parent.size(); ++u) {
+    parent[u] = u;
+  }
+  auto root = [&](uint32_t u) {
+    while (parent[u] != u) {
+      u = parent[u] = parent[parent[u]];
+    }
+    return u;
+  };
+  for (const TopoLink& l : g.links) {
+    if (l.delay == Time()) {
+      const uint32_t a = root(unit[l.a]), b = root(unit[l.b]);
+      parent[std::max(a, b)] = std::min(a, b);
+    }
+  }
+  std::vector<uint32_t> number(parent.size(), UINT32_MAX);
+  uint32_t next = 0;
+  for (uint32_t u = 0; u < parent.size(); ++u) {
+    if (number[root(u)] == UINT32_MAX) {
+      number[root(u)] = next++;
+    }
+  }
+  for (uint32_t& u : unit) {
+    u = number[root(u)];
+  }
+  return unit;
+}
+
+size_t zero_delay_joins(const TopologyGraph& g) {
+  const std::vector<uint32_t> unit = switches_and_servers(g);
+  size_t n = 0;
+  for (const TopoLink& l : g.links) {
+    n += l.delay == Time() && unit[l.a] != unit[l.b];
+  }
+  return n;
 }
 
 Partitioning partition_fabric(const TopologyGraph& g, size_t parts, wire::Fabric fabric) {
@@ -137,6 +187,76 @@ Partitioning partition_fabric(const TopologyGraph& g, size_t parts, wire::Fabric
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     out.node_part[i] = unit_part[unit[i]];
   }
+  return out;
+}
+
+Partitioning partition_named(const TopologyGraph& g, const std::vector<std::string>& parts, wire::Fabric fabric) {
+  constexpr uint32_t kNone = UINT32_MAX;
+  // Every name a pattern can match: the nodes', and each server's (standing for its NICs).
+  std::vector<std::vector<int>> server_nodes(g.server_names.size());
+  for (size_t h = 0; h < g.endpoint_server.size() && h < g.hosts.size(); ++h) {
+    server_nodes[static_cast<size_t>(g.endpoint_server[h])].push_back(g.hosts[h]);
+  }
+  std::vector<uint32_t> node_part(g.nodes.size(), kNone);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    std::istringstream words(parts[p]);
+    std::string pattern;
+    size_t named = 0;
+    while (words >> pattern) {
+      const bool prefix = pattern.back() == '*';
+      const std::string_view stem = prefix ? std::string_view(pattern).substr(0, pattern.size() - 1) : pattern;
+      auto matches = [&](const std::string& name) { return prefix ? name.starts_with(stem) : name == stem; };
+      size_t hits = 0;
+      auto take = [&](int node) {
+        const auto n = static_cast<size_t>(node);
+        if (node_part[n] != kNone && node_part[n] != p) {
+          throw AssignmentError{p, fmt::format("{} is already in partition {}", g.nodes[n].name, node_part[n])};
+        }
+        node_part[n] = static_cast<uint32_t>(p);
+        ++hits;
+      };
+      for (size_t i = 0; i < g.nodes.size(); ++i) {
+        if (matches(g.nodes[i].name)) {
+          take(static_cast<int>(i));
+        }
+      }
+      for (size_t sv = 0; sv < server_nodes.size(); ++sv) {
+        if (matches(g.server_names[sv])) {
+          for (int n : server_nodes[sv]) {
+            take(n);
+          }
+        }
+      }
+      if (hits == 0) {
+        throw AssignmentError{p, fmt::format("'{}' names no switch, server or NIC of the topology", pattern)};
+      }
+      named += hits;
+    }
+    if (named == 0) {
+      throw AssignmentError{p, "a partition with no nodes"};
+    }
+  }
+  const std::vector<uint32_t> unit = units_of(g);
+  std::vector<size_t> first_of_unit(g.nodes.size(), SIZE_MAX);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (node_part[i] == kNone) {
+      throw AssignmentError{SIZE_MAX,
+                            fmt::format("{} is in no partition: every switch and NIC must be", g.nodes[i].name)};
+    }
+    size_t& first = first_of_unit[unit[i]];
+    if (first == SIZE_MAX) {
+      first = i;
+    } else if (node_part[first] != node_part[i]) {
+      throw AssignmentError{
+          SIZE_MAX, fmt::format("{} (partition {}) and {} (partition {}) must stay together: a server with its NICs, "
+                                "and nodes joined by a link without delay, are never cut",
+                                g.nodes[first].name, node_part[first], g.nodes[i].name, node_part[i])};
+    }
+  }
+  Partitioning out;
+  out.parts = parts.size();
+  out.lookahead = fabric_lookahead(g, fabric);
+  out.node_part = std::move(node_part);
   return out;
 }
 

@@ -62,7 +62,7 @@ const std::vector<std::string>& fixed_result_names() {
   static const std::vector<std::string> names = {
       "summary.json", "flows.csv",       "ports.csv",    "nics.csv",       "fct_buckets.csv", "timeseries.csv",
       "victims.csv",  "perftest.txt",    "perftest.csv", "capture.pcap",   "capture.pcapng",  "report.html",
-      "trace.json",   "collectives.csv", "servers.csv",  "nccl-tests.txt", "messages.csv"};
+      "trace.json",   "collectives.csv", "servers.csv",  "nccl-tests.txt", "messages.csv",    "engine.json"};
   return names;
 }
 

@@ -428,12 +428,21 @@ double check_memory(const Scenario& sc, size_t flows, const std::string& key, in
 
 Partitioning Simulation::plan_partitions() {
   threads_ = resolve_threads(sc_.engine.threads);
+  const wire::Fabric fabric = fabric_of(sc_.top.fabric);
+  const std::vector<std::string>& assign = sc_.engine.assign;
+  if (!assign.empty() && sc_.engine.partitions != "auto" &&
+      std::stoll(sc_.engine.partitions) != static_cast<int64_t>(assign.size())) {
+    throw InputError(sc_.file, line_of(sc_.engine_node["partitions"]), "engine.partitions",
+                     fmt::format("{} partitions, but engine.assign gives {}: leave it out, or make them agree",
+                                 sc_.engine.partitions, assign.size()));
+  }
+  const std::vector<std::string> whole = unpartitioned_features();
   const size_t units = sc_.graph.nodes.empty() ? 0 : [&] {
     const std::vector<uint32_t> u = units_of(sc_.graph);
     return static_cast<size_t>(*std::max_element(u.begin(), u.end())) + 1;
   }();
-  size_t parts = static_cast<size_t>(threads_);
-  if (sc_.engine.partitions != "auto") {
+  size_t parts = assign.empty() ? static_cast<size_t>(threads_) : assign.size();
+  if (assign.empty() && sc_.engine.partitions != "auto") {
     parts = static_cast<size_t>(std::stoll(sc_.engine.partitions));
     if (parts > units) {
       throw InputError(sc_.file, line_of(sc_.engine_node["partitions"]), "engine.partitions",
@@ -442,14 +451,34 @@ Partitioning Simulation::plan_partitions() {
                                    parts, units));
     }
   }
-  parts = std::max<size_t>(1, std::min(parts, units));
-  std::vector<std::string> whole = unpartitioned_features();
+  if (assign.empty()) {
+    parts = std::max<size_t>(1, std::min(parts, units));
+  }
   if (parts > 1 && !whole.empty()) {
     notes_.push_back(
         fmt::format("engine: runs in one partition, on one thread: {} not partitioned yet", fmt::join(whole, ", ")));
-    parts = 1;
+    return partition_fabric(sc_.graph, 1, fabric);
   }
-  return partition_fabric(sc_.graph, parts, fabric_of(sc_.top.fabric));
+  if (parts > 1) {
+    if (const size_t joins = zero_delay_joins(sc_.graph); joins > 0) {
+      notes_.push_back(
+          fmt::format("engine: {} link{} without delay keep the nodes at their ends in one partition "
+                      "(a cut needs latency): {} switches and servers to share out",
+                      joins, joins == 1 ? "" : "s", units));
+    }
+  }
+  if (!assign.empty()) {
+    try {
+      return partition_named(sc_.graph, assign, fabric);
+    } catch (const AssignmentError& e) {
+      const YAML::Node n = sc_.engine_node["assign"];
+      const YAML::Node at = e.partition < assign.size() && n.IsSequence() ? n[e.partition] : n;
+      throw InputError(
+          sc_.file, line_of(at), "engine.assign",
+          e.partition < assign.size() ? fmt::format("partition {}: {}", e.partition, e.message) : e.message);
+    }
+  }
+  return partition_fabric(sc_.graph, parts, fabric);
 }
 
 std::vector<std::string> Simulation::unpartitioned_features() const {
