@@ -1,12 +1,12 @@
 #include "rocesim/engine/engine.hpp"
 
 #include <algorithm>
-#include <barrier>
 #include <charconv>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
 
+#include "rocesim/engine/barrier.hpp"
 #include "rocesim/net/node.hpp"
 
 namespace rocesim {
@@ -211,10 +211,25 @@ void Engine::between_windows() {
   ++windows_;
 }
 
+bool Engine::claim(size_t p) { return parts_[p]->claimed.exchange(windows_, std::memory_order_relaxed) != windows_; }
+
+void Engine::run_partition(size_t p) {
+  receive(p);
+  parts_[p]->sim.run_window(window_end_);
+}
+
 void Engine::work(int thread) {
+  // Its own partitions first, then those the others have not started, from the last: a thread on a faster core,
+  // or with less to do, takes on more of the window. Which thread runs a partition changes nothing it computes.
   for (size_t p = static_cast<size_t>(thread); p < parts_.size(); p += static_cast<size_t>(threads_)) {
-    receive(p);
-    parts_[p]->sim.run_window(window_end_);
+    if (claim(p)) {
+      run_partition(p);
+    }
+  }
+  for (size_t p = parts_.size(); p-- > 0;) {
+    if (claim(p)) {
+      run_partition(p);
+    }
   }
 }
 
@@ -257,13 +272,13 @@ void Engine::run(Time stop, const std::function<void(const RunProgress&)>& progr
   if (threads_ == 1) {
     run_thread(0, [this] { between_windows(); });
   } else {
-    auto completion = [this]() noexcept { between_windows(); };
-    std::barrier<decltype(completion)> barrier(threads_, completion);
+    SpinBarrier barrier(threads_, SpinBarrier::spins_for(threads_));
+    auto meet = [&] { barrier.arrive_and_wait([this] { between_windows(); }); };
     std::vector<std::jthread> others;
     for (int t = 1; t < threads_; ++t) {
-      others.emplace_back([&, t] { run_thread(t, [&] { barrier.arrive_and_wait(); }); });
+      others.emplace_back([&, t] { run_thread(t, meet); });
     }
-    run_thread(0, [&] { barrier.arrive_and_wait(); });
+    run_thread(0, meet);
   }
   // Frames of the last window stay in flight, as arrivals pending in their receivers' queues.
   for (size_t p = 0; p < parts_.size(); ++p) {

@@ -14,6 +14,7 @@
 // last message complete) or at the stop time, boundaries being multiples of L whatever the cut.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -77,7 +78,8 @@ class Observer {
 
 class Engine {
  public:
-  // `cut`: the partitions; `threads`: at most that many run at once (partition p on thread p mod threads).
+  // `cut`: the partitions; `threads`: at most that many run at once (partition p on thread p mod threads, or on
+  // another that has finished its own).
   Engine(uint64_t seed, Partitioning cut, int threads);
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -116,7 +118,8 @@ class Engine {
     PacketPool pool;
     Outboxes out;
     uint64_t received = 0;
-    uint64_t events_at_boundary = 0;  // events() where the last window ended
+    uint64_t events_at_boundary = 0;   // events() where the last window ended
+    std::atomic<uint64_t> claimed{0};  // the last window a thread took it for (Engine::claim)
   };
   // The frames other partitions sent to partition p in the window before: into its pool and queue.
   void receive(size_t p);
@@ -125,6 +128,9 @@ class Engine {
   // Adds the window just run to the critical-path counts.
   void count_window();
   void work(int thread);
+  // Takes partition p for this window: false if another thread has.
+  bool claim(size_t p);
+  void run_partition(size_t p);
 
   Partitioning cut_;
   int threads_;

@@ -163,7 +163,8 @@ Partitioning partition_fabric(const TopologyGraph& g, size_t parts, wire::Fabric
   for (uint32_t u = 0; u < units; ++u) {
     place(u);
   }
-  // Contiguous shares of about equal load, each at least one unit.
+  // Contiguous shares of about equal load, each at least one unit: a unit starts the next share when the share
+  // would end nearer its target without it (half of it or more past the target).
   int64_t total = 0;
   for (int64_t l : load) {
     total += std::max<int64_t>(l, 1);
@@ -173,9 +174,10 @@ Partitioning partition_fabric(const TopologyGraph& g, size_t parts, wire::Fabric
   int64_t sum = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     const size_t units_left = order.size() - i;  // this one included
+    const int64_t half = std::max<int64_t>(load[order[i]], 1) / 2;
     if (in_part > 0 && part + 1 < parts &&
         (units_left <= parts - part - 1 ||
-         sum * static_cast<int64_t>(parts) >= total * static_cast<int64_t>(part + 1))) {
+         (sum + half) * static_cast<int64_t>(parts) >= total * static_cast<int64_t>(part + 1))) {
       ++part;
       in_part = 0;
     }
