@@ -83,6 +83,13 @@ class Runner {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   const std::vector<Run>& runs() const { return runs_; }
+  // Calls f(Item&) on each run's item, to rewrite it in place (the engine renames links to its own slots).
+  template <class F>
+  void rewrite_items(F f) {
+    for (Run& r : runs_) {
+      f(r.item);
+    }
+  }
 
  private:
   std::vector<Run> runs_;

@@ -42,23 +42,34 @@ void each(const std::array<uint32_t, 3>& links, F f) {
 
 class CollectiveApp final : public Application {
  public:
-  CollectiveApp(const CollectiveGroup& g, std::vector<uint32_t> local_ranks, std::vector<Phase> program,
-                uint32_t server)
-      : g_(g), program_(std::move(program)), server_(server) {
+  CollectiveApp(const CollectiveGroup& g, std::vector<uint32_t> local_ranks, std::vector<Phase> program)
+      : g_(g), program_(std::move(program)) {
     for (uint32_t r : local_ranks) {
       RankState s;
       s.rank = r;
+      s.gpu = g.layout.ranks[r].gpu;
       ranks_.push_back(std::move(s));
     }
     link_.resize(g.layout.slots[g.layout.rank_server[ranks_.front().rank]]);
     times_.resize(ranks_.size());
   }
   void set_self(uint32_t id) { self_ = id; }
-  void map_handle(uint32_t handle, uint32_t link) {
-    if (handle_link_.size() <= handle) {
-      handle_link_.resize(handle + 1, UINT32_MAX);
+  // Link `cl`'s end at this server (the sender's if `sending`): the slot its counters live in, and what a pass
+  // needs of it, so that the run never reads the group's link table.
+  void attach(const CollLink& cl, bool sending, uint32_t to_gpu) {
+    const uint32_t slot = sending ? cl.slot_from : cl.slot_to;
+    LinkState& ls = link_[slot];
+    ls.window = cl.window;
+    ls.net = cl.net;
+    ls.to_gpu = to_gpu;
+    if (cl.net) {
+      ls.receiver = !sending;
+      ls.qp = sending ? cl.qp_from : cl.qp_to;
+      if (handle_slot_.size() <= ls.qp) {
+        handle_slot_.resize(ls.qp + 1, UINT32_MAX);
+      }
+      handle_slot_[ls.qp] = slot;
     }
-    handle_link_[handle] = link;
   }
   // Starts every local rank's program at `at` (from the host's timers).
   void begin(Host& host, Time at) {
@@ -76,18 +87,17 @@ class CollectiveApp final : public Application {
   void on_timer(Host& host, uint64_t c) override { dispatch(host, c); }
   void on_transfer(Host& host, uint64_t c) override { dispatch(host, c); }
   void on_completion(Host& host, const Completion& c) override {
-    if (c.kind != WcKind::kRecv || c.qp >= handle_link_.size() || handle_link_[c.qp] == UINT32_MAX) {
+    if (c.kind != WcKind::kRecv || c.qp >= handle_slot_.size() || handle_slot_[c.qp] == UINT32_MAX) {
       return;
     }
-    const uint32_t l = handle_link_[c.qp];
-    const CollLink& link = g_.layout.links[l];
-    if (g_.layout.ranks[link.to].server == server_ && c.qp == link.qp_to) {  // data arrived for one of our ranks
+    const uint32_t l = handle_slot_[c.qp];
+    const LinkState& ls = link_[l];
+    if (ls.receiver) {  // data arrived for one of our ranks
       if (g_.gpudirect) {
         host.after(g_.proto.net_hop, self_, cookie(kArrive, l));
       } else {  // staged: copy from host memory to the GPU
-        const RankPlace& to = g_.layout.ranks[link.to];
         host.add_cpu(g_.memcpy_latency);
-        host.transfer(Place::host(), Place::gpu(to.gpu), Bytes(c.bytes), g_.memcpy_latency + g_.proto.net_hop, self_,
+        host.transfer(Place::host(), Place::gpu(ls.to_gpu), Bytes(c.bytes), g_.memcpy_latency + g_.proto.net_hop, self_,
                       cookie(kArrive, l));
       }
     } else {
@@ -97,7 +107,13 @@ class CollectiveApp final : public Application {
 
  private:
   struct RunnerState {
-    Runner items;
+    explicit RunnerState(Runner r) : items(std::move(r)) {
+      if (!items.empty()) {
+        cur = items.runs()[0].item;
+      }
+    }
+    Runner items;    // its links named by this server's slots (CollectiveApp::begin_call)
+    Item cur;        // the current item, kept beside the counters: the runs sit elsewhere in memory
     size_t pos = 0;  // items done
     size_t run = 0;  // the current item: run `run` of items.runs(), its `in_run`-th repetition
     uint64_t in_run = 0;
@@ -105,29 +121,40 @@ class CollectiveApp final : public Application {
     bool finished = false;
     int pending = 0;  // transfers of the current item not yet done
 
-    const Item& current() const { return items.runs()[run].item; }
+    const Item& current() const { return cur; }
     void next() {
       ++pos;
       if (++in_run == items.runs()[run].count) {
         ++run;
         in_run = 0;
+        if (run < items.runs().size()) {
+          cur = items.runs()[run].item;
+        }
       }
     }
   };
   struct RankState {
     uint32_t rank = 0;
+    uint32_t gpu = 0;
     int phase = -1;
-    size_t call = 0;  // the collective being run in the phase
-    int stage = 0;    // 1: the phase's first compute; 2: its collectives and the compute beside them
-    int waiting = 0;  // parts of the stage not yet done
+    size_t call = 0;        // the collective being run in the phase
+    uint32_t instance = 0;  // that call's instance number (collectives.csv)
+    int stage = 0;          // 1: the phase's first compute; 2: its collectives and the compute beside them
+    int waiting = 0;        // parts of the stage not yet done
     std::vector<RunnerState> runners;
     size_t runners_left = 0;
     std::vector<uint32_t> gated;  // runners waiting for another runner's items
   };
-  // Per link, both ends' counters (this server touches only the ends of its own ranks).
-  struct LinkState {
+  // Per link with an end here, that end's counters (both ends' when both ranks are here) and what a pass needs of
+  // the link (attach()). A pass touches its links' state and nothing of the group's.
+  struct alignas(64) LinkState {
     int64_t sent = 0, freed = 0;        // sender: slices sent, slots the receiver freed
     int64_t arrived = 0, consumed = 0;  // receiver
+    int64_t window = 1;                 // slots at the receiver
+    uint32_t qp = 0;                    // between servers: this end's queue pair
+    uint32_t to_gpu = 0;                // the receiving rank's GPU
+    bool net = false;                   // between servers
+    bool receiver = false;              // between servers: this end receives
     std::vector<std::pair<uint32_t, uint32_t>> waiting_sender, waiting_receiver;  // (local rank, runner)
   };
 
@@ -138,7 +165,7 @@ class CollectiveApp final : public Application {
         transfer_done(host, static_cast<uint32_t>(v >> 20), static_cast<uint32_t>(v & 0xFFFFF));
         break;
       case kArrive: {
-        LinkState& ls = link(v);
+        LinkState& ls = link_[v];
         ++ls.arrived;
         wake(host, ls.waiting_receiver);
         break;
@@ -154,24 +181,24 @@ class CollectiveApp final : public Application {
         break;
     }
   }
-  // The counters of link `l`, one of this server's.
-  LinkState& link(uint64_t l) {
-    const CollLink& cl = g_.layout.links[l];
-    return link_[g_.layout.ranks[cl.from].server == server_ ? cl.slot_from : cl.slot_to];
-  }
+  // The state of this server's slot `l` (items name links by slot).
+  LinkState& link(uint32_t l) { return link_[l]; }
   void credit(Host& host, uint32_t l) {
-    LinkState& ls = link(l);
+    LinkState& ls = link_[l];
     ++ls.freed;
     wake(host, ls.waiting_sender);
   }
+  // Lets the runners waiting on `list` try again; those that must wait on it again join it anew, after the ones
+  // woken now are gone (the list keeps its memory).
   void wake(Host& host, std::vector<std::pair<uint32_t, uint32_t>>& list) {
-    std::vector<std::pair<uint32_t, uint32_t>> w;
-    w.swap(list);
-    for (const auto& [lr, ri] : w) {
+    const size_t n = list.size();
+    for (size_t i = 0; i < n; ++i) {
+      const auto [lr, ri] = list[i];
       if (ri < ranks_[lr].runners.size()) {
         advance(host, lr, ri);
       }
     }
+    list.erase(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(n));
   }
 
   // Phases: the compute before the collectives, then the collectives and the compute beside them.
@@ -212,6 +239,7 @@ class CollectiveApp final : public Application {
       return;
     }
     times_[lr].push_back({host.now(), Time()});
+    s.instance = static_cast<uint32_t>(times_[lr].size() - 1);
     host.after(g_.proto.base_latency, self_, cookie(kBegin, lr));
   }
   void begin_call(Host& host, uint32_t lr) {
@@ -219,7 +247,15 @@ class CollectiveApp final : public Application {
     const CollectiveCall& call = program_[static_cast<size_t>(s.phase)].calls[s.call];
     s.runners.clear();
     for (Runner& items : g_.by_op[static_cast<size_t>(call.op)]->runners(s.rank, call)) {
-      s.runners.push_back({std::move(items)});
+      items.rewrite_items([this](Item& it) {
+        for (uint32_t& l : it.in) {
+          l = l == kNoLink ? l : g_.layout.links[l].slot_to;
+        }
+        for (uint32_t& l : it.out) {
+          l = l == kNoLink ? l : g_.layout.links[l].slot_from;
+        }
+      });
+      s.runners.emplace_back(std::move(items));
     }
     s.runners_left = s.runners.size();
     for (uint32_t i = 0; i < s.runners.size(); ++i) {
@@ -255,7 +291,7 @@ class CollectiveApp final : public Application {
         }
       }
       for (uint32_t l : it.out) {
-        if (l != kNoLink && link(l).sent - link(l).freed >= g_.layout.links[l].window) {
+        if (l != kNoLink && link(l).sent - link(l).freed >= link(l).window) {
           link(l).waiting_sender.push_back({lr, ri});
           return;
         }
@@ -273,17 +309,18 @@ class CollectiveApp final : public Application {
   // The item's work on the GPU, as fluid transfers side by side: the reduction of each received slice, the write
   // to each receiver in the server, and (staged) the copy to host memory before the sends between servers.
   void start_pass(Host& host, uint32_t lr, uint32_t ri, const Item& it) {
-    const RankPlace& me = g_.layout.ranks[ranks_[lr].rank];
+    const uint32_t gpu = ranks_[lr].gpu;
     const uint64_t done = cookie(kPassDone, uint64_t{lr} << 20 | ri);
     Interconnect& ic = host.interconnect();
     const ServerModel& m = ic.model();
     const Bytes bytes(it.bytes);
     // The first transfer pipelines the first reduction with the first write (or the staging copy).
-    std::vector<uint16_t> first;
+    std::vector<uint16_t>& first = first_;
+    first.clear();
     int extra_inputs = -1;
     each(it.in, [&](uint32_t) { ++extra_inputs; });
     if (it.reduce) {
-      first.push_back(m.reduce(me.gpu));
+      first.push_back(m.reduce(gpu));
     }
     Time first_latency;
     bool merged = false;  // a write or copy rides in the first transfer
@@ -293,16 +330,17 @@ class CollectiveApp final : public Application {
       ++started;
       ic.start(path, b, latency, self_, done);
     };
+    std::vector<uint16_t>& p = path_;
     each(it.out, [&](uint32_t l) {
-      ++link(l).sent;
-      const CollLink& out = g_.layout.links[l];
-      std::vector<uint16_t> p;
+      LinkState& out = link_[l];
+      ++out.sent;
       Time latency;
+      p.clear();
       if (!out.net) {
-        p = m.path(Place::gpu(me.gpu), Place::gpu(g_.layout.ranks[out.to].gpu));
+        m.path(Place::gpu(gpu), Place::gpu(out.to_gpu), p);
       } else if (!g_.gpudirect && !staged) {  // staged: one copy to host memory for every send between servers
         staged = true;
-        p = m.path(Place::gpu(me.gpu), Place::host());
+        m.path(Place::gpu(gpu), Place::host(), p);
         latency = g_.memcpy_latency;
         host.add_cpu(g_.memcpy_latency);
       } else {
@@ -317,7 +355,8 @@ class CollectiveApp final : public Application {
       }
     });
     if (it.reduce && extra_inputs > 0) {
-      launch({m.reduce(me.gpu)}, Bytes(it.bytes * extra_inputs), Time());
+      p.assign(1, m.reduce(gpu));
+      launch(p, Bytes(it.bytes * extra_inputs), Time());
     }
     if (!first.empty() || started == 0) {
       launch(first, first.empty() ? Bytes(0) : bytes, first_latency);
@@ -333,9 +372,9 @@ class CollectiveApp final : public Application {
     RankState& s = ranks_[lr];
     RunnerState& run = s.runners[ri];
     const Item it = run.current();
-    const auto instance = static_cast<uint32_t>(times_[lr].size() - 1);  // the call's instance number
+    const uint32_t instance = s.instance;
     each(it.out, [&](uint32_t l) {
-      const CollLink& out = g_.layout.links[l];
+      const LinkState& out = link_[l];
       if (!out.net) {
         const bool nvl = host.model().params().nvswitch;
         host.after(nvl ? g_.proto.nvlink_hop : g_.proto.pcie_hop, self_, cookie(kArrive, l));
@@ -346,12 +385,12 @@ class CollectiveApp final : public Application {
         wr.signaled = false;
         wr.workload = workload_;
         wr.group = instance;
-        host.post(out.qp_from, wr);
+        host.post(out.qp, wr);
       }
     });
     each(it.in, [&](uint32_t l) {
-      ++link(l).consumed;
-      const CollLink& in = g_.layout.links[l];
+      LinkState& in = link_[l];
+      ++in.consumed;
       if (!in.net) {
         credit(host, l);
       } else {
@@ -361,7 +400,7 @@ class CollectiveApp final : public Application {
         wr.signaled = false;
         wr.workload = workload_;
         wr.group = instance;
-        host.post(in.qp_to, wr);
+        host.post(in.qp, wr);
       }
     });
     run.busy = false;
@@ -386,11 +425,11 @@ class CollectiveApp final : public Application {
  private:
   const CollectiveGroup& g_;
   std::vector<Phase> program_;
-  uint32_t server_;
   uint32_t self_ = 0;
   std::vector<RankState> ranks_;
   std::vector<LinkState> link_;
-  std::vector<uint32_t> handle_link_;
+  std::vector<uint32_t> handle_slot_;   // per queue pair handle: its link's slot
+  std::vector<uint16_t> first_, path_;  // start_pass's paths, kept to keep their memory
   std::vector<std::vector<std::pair<Time, Time>>> times_;
 };
 
@@ -489,7 +528,7 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
   std::vector<uint32_t> app_id(layout.servers.size());
   for (size_t j = 0; j < layout.servers.size(); ++j) {
     Host& host = net.server(layout.servers[j]);
-    auto app = std::make_unique<CollectiveApp>(*g, layout.local[j], program, layout.servers[j]);
+    auto app = std::make_unique<CollectiveApp>(*g, layout.local[j], program);
     app->workload_ = workload;
     app_of[j] = app.get();
     g->apps.push_back(app.get());
@@ -516,8 +555,11 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
     const auto [qa, qb] = net.connect(a.endpoint, app_id[ja], b.endpoint, app_id[jb], o);
     cl.qp_from = qa;
     cl.qp_to = qb;
-    app_of[ja]->map_handle(qa, l);
-    app_of[jb]->map_handle(qb, l);
+  }
+  for (const CollLink& cl : g->layout.links) {
+    const uint32_t to_gpu = ranks[cl.to].gpu;
+    app_of[layout.rank_server[cl.from]]->attach(cl, true, to_gpu);
+    app_of[layout.rank_server[cl.to]]->attach(cl, false, to_gpu);
   }
   for (size_t j = 0; j < layout.servers.size(); ++j) {
     app_of[j]->begin(net.server(layout.servers[j]), start);

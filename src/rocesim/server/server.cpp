@@ -178,9 +178,15 @@ ServerModel::ServerModel(const ServerParams& p, size_t nics) : p_(p), nics_(std:
 
 std::vector<uint16_t> ServerModel::path(Place from, Place to) const {
   std::vector<uint16_t> out;
+  path(from, to, out);
+  return out;
+}
+
+void ServerModel::path(Place from, Place to, std::vector<uint16_t>& out) const {
   if (from.kind == Place::kGpu && to.kind == Place::kGpu && p_.nvswitch) {
-    out = {static_cast<uint16_t>(nvl_first_ + 2 * from.index), static_cast<uint16_t>(nvl_first_ + 2 * to.index + 1)};
-    return out;
+    out.push_back(static_cast<uint16_t>(nvl_first_ + 2 * from.index));
+    out.push_back(static_cast<uint16_t>(nvl_first_ + 2 * to.index + 1));
+    return;
   }
   // Up from the source to the lowest point shared with the destination, then down to it.
   int src_sw = -1, dst_sw = -1;
@@ -211,7 +217,6 @@ std::vector<uint16_t> ServerModel::path(Place from, Place to) const {
   } else {
     out.push_back(memory_);
   }
-  return out;
 }
 
 double ServerModel::path_rate(Place from, Place to) const {

@@ -61,6 +61,8 @@ class ServerModel {
   const std::string& resource_name(size_t r) const { return names_[r]; }
   // Resources data holds on its way from one place to another (NVLink between GPUs when the server has it).
   std::vector<uint16_t> path(Place from, Place to) const;
+  // The same, appended to `out` (no allocation once `out` has room).
+  void path(Place from, Place to, std::vector<uint16_t>& out) const;
   // The resource that a GPU's reduction holds.
   uint16_t reduce(uint32_t gpu) const { return reduce_[gpu]; }
   // The least capacity on the path, bytes per second.
