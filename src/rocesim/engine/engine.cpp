@@ -1,12 +1,12 @@
 #include "rocesim/engine/engine.hpp"
 
 #include <algorithm>
+#include <barrier>
 #include <charconv>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
 
-#include "rocesim/engine/barrier.hpp"
 #include "rocesim/net/node.hpp"
 
 namespace rocesim {
@@ -272,8 +272,9 @@ void Engine::run(Time stop, const std::function<void(const RunProgress&)>& progr
   if (threads_ == 1) {
     run_thread(0, [this] { between_windows(); });
   } else {
-    SpinBarrier barrier(threads_, SpinBarrier::spins_for(threads_));
-    auto meet = [&] { barrier.arrive_and_wait([this] { between_windows(); }); };
+    auto completion = [this]() noexcept { between_windows(); };
+    std::barrier<decltype(completion)> barrier(threads_, completion);
+    auto meet = [&] { barrier.arrive_and_wait(); };
     std::vector<std::jthread> others;
     for (int t = 1; t < threads_; ++t) {
       others.emplace_back([&, t] { run_thread(t, meet); });
