@@ -110,13 +110,14 @@ class CollectiveApp final : public Application {
     explicit RunnerState(Runner r) : items(std::move(r)) {
       if (!items.empty()) {
         cur = items.runs()[0].item;
+        left = items.runs()[0].count;
       }
     }
-    Runner items;    // its links named by this server's slots (CollectiveApp::begin_call)
-    Item cur;        // the current item, kept beside the counters: the runs sit elsewhere in memory
-    size_t pos = 0;  // items done
-    size_t run = 0;  // the current item: run `run` of items.runs(), its `in_run`-th repetition
-    uint64_t in_run = 0;
+    Runner items;       // its links named by this server's slots (CollectiveApp::begin_call)
+    Item cur;           // the current item and how many times it is left, kept beside the counters: the runs
+    uint64_t left = 0;  // sit elsewhere in memory, read only when one run ends
+    size_t pos = 0;     // items done
+    size_t run = 0;     // the run of items.runs() that `cur` is of
     bool busy = false;
     bool finished = false;
     int pending = 0;  // transfers of the current item not yet done
@@ -124,12 +125,9 @@ class CollectiveApp final : public Application {
     const Item& current() const { return cur; }
     void next() {
       ++pos;
-      if (++in_run == items.runs()[run].count) {
-        ++run;
-        in_run = 0;
-        if (run < items.runs().size()) {
-          cur = items.runs()[run].item;
-        }
+      if (--left == 0 && ++run < items.runs().size()) {
+        cur = items.runs()[run].item;
+        left = items.runs()[run].count;
       }
     }
   };
