@@ -164,11 +164,38 @@ TEST(Engine, LinksWithoutDelayKeepTheirEndsInOnePartitionAndSaySoOnce) {
   EXPECT_EQ(one->now(), s->now());
 }
 
-TEST(Engine, ScenariosWithACaptureRunInOnePartitionAndSaySo) {
-  auto s = test::make_sim(std::string(kIncast) + "capture: {hosts: [0]}\n", {"engine.partitions=3"});
-  EXPECT_EQ(s->engine().partitions(), 1u);
-  ASSERT_EQ(s->notes().size(), 1u);
-  EXPECT_NE(s->notes()[0].find("capture"), std::string::npos) << s->notes()[0];
+TEST(Engine, ACaptureATraceAndHpccFilesAreTheSameForEveryCut) {
+  // Pauses and CNPs cross the cut between the leaves; host 0 is the incast's receiver, host 4 a sender on the
+  // other leaf.
+  const std::string yaml = std::string(kIncast) +
+                           "capture: {hosts: [0, 4], ports: \"spine0:0, leaf1:4\"}\n"
+                           "output: {trace: {nodes: all, interval: 2us},\n"
+                           "         hpcc: {fct: fct.txt, pfc: pfc.txt, qlen: qlen.txt, qlen_interval: 1us}}\n";
+  const std::vector<std::string> small_buffer = {"switch.buffer=300KB", "nic.cc=dcqcn", "switch.ecn.kmin=10KB",
+                                                 "switch.ecn.kmax=50KB"};
+  auto with = [&](std::vector<std::string> sets) {
+    sets.insert(sets.end(), small_buffer.begin(), small_buffer.end());
+    auto s = test::make_sim(yaml, sets);
+    s->run();
+    return s;
+  };
+  auto one = with({"engine.partitions=1"});
+  ASSERT_NE(one->capture(), nullptr);
+  ASSERT_NE(one->trace(), nullptr);
+  ASSERT_NE(one->hpcc_outputs(), nullptr);
+  EXPECT_GT(one->capture()->frames().size(), 100u);
+  EXPECT_NE(one->trace()->json().find("PFC XOFF"), std::string::npos) << "no pause to order across the cut";
+  EXPECT_NE(one->trace()->json().find("CNP"), std::string::npos);
+  EXPECT_FALSE(one->hpcc_outputs()->pfc_txt().empty());
+  for (const char* parts : {"2", "4"}) {
+    auto cut = with({std::string("engine.partitions=") + parts, "engine.threads=2"});
+    ASSERT_EQ(cut->engine().partitions(), static_cast<size_t>(std::stoi(parts)));
+    EXPECT_TRUE(cut->notes().empty()) << cut->notes()[0];
+    EXPECT_EQ(cut->capture()->pcapng(), one->capture()->pcapng()) << parts << " partitions";
+    EXPECT_EQ(cut->trace()->json(), one->trace()->json()) << parts << " partitions";
+    EXPECT_EQ(cut->hpcc_outputs()->pfc_txt(), one->hpcc_outputs()->pfc_txt()) << parts << " partitions";
+    EXPECT_EQ(cut->hpcc_outputs()->qlen_txt(), one->hpcc_outputs()->qlen_txt()) << parts << " partitions";
+  }
 }
 
 TEST(Engine, ATimeSeriesSampleSeesTheSameStateForEveryCut) {

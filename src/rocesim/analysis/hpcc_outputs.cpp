@@ -28,8 +28,8 @@ const Schema<HpccOutputParams>& HpccOutputParams::schema() {
   return s;
 }
 
-HpccOutputs::HpccOutputs(const HpccOutputParams& p, Simulator& sim, Network& net)
-    : EventHandler(sim.new_source()), p_(p), sim_(sim), net_(net) {
+HpccOutputs::HpccOutputs(const HpccOutputParams& p, Engine& engine, Network& net)
+    : p_(p), engine_(engine), net_(net), pfc_lines_(engine) {
   if (!p.pfc.empty()) {
     for (const auto& s : net.switches()) {
       s->add_pfc_observer(this);
@@ -43,7 +43,7 @@ HpccOutputs::HpccOutputs(const HpccOutputParams& p, Simulator& sim, Network& net
     for (size_t i = 0; i < qlen_.size(); ++i) {
       qlen_[i].resize(net.switches()[i]->num_ports());
     }
-    sim.at(p.qlen_start, this, 0);
+    engine.watch(this, p.qlen_start);
   }
 }
 
@@ -57,11 +57,16 @@ HpccOutputs::~HpccOutputs() {
 }
 
 void HpccOutputs::on_pfc(const Node& node, uint16_t port, bool pause) {
-  pfc_ += fmt::format("{} {} {} {} {}\n", sim_.now().ps() / 1000, node.graph_id(), node.is_switch() ? 1 : 0, port + 1,
-                      pause ? 1 : 0);
+  const size_t part = engine_.partition_of(node.graph_id());
+  pfc_lines_.add(part, fmt::format("{} {} {} {} {}\n", engine_.sim(part).now().ps() / 1000, node.graph_id(),
+                                   node.is_switch() ? 1 : 0, port + 1, pause ? 1 : 0));
 }
 
-void HpccOutputs::handle_event(uint32_t, uint64_t) {
+void HpccOutputs::collect() {
+  pfc_lines_.drain([&](std::string&& line) { pfc_ += line; });
+}
+
+Time HpccOutputs::look(Time now) {
   for (size_t i = 0; i < qlen_.size(); ++i) {
     const Switch& sw = *net_.switches()[i];
     for (uint16_t port = 0; port < sw.num_ports(); ++port) {
@@ -77,11 +82,9 @@ void HpccOutputs::handle_event(uint32_t, uint64_t) {
       ++h[kb];
     }
   }
-  qlen_last_ = sim_.now();
-  const Time next = sim_.now() + p_.qlen_interval;
-  if (next <= p_.qlen_end && sim_.held() > 0) {
-    sim_.at(next, this, 0);
-  }
+  qlen_last_ = now;
+  const Time next = now + p_.qlen_interval;
+  return next <= p_.qlen_end ? next : Time::max();
 }
 
 std::string HpccOutputs::qlen_txt() const {

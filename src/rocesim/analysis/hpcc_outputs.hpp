@@ -7,6 +7,7 @@
 
 #include "rocesim/cluster/network.hpp"
 #include "rocesim/core/params.hpp"
+#include "rocesim/engine/journal.hpp"
 
 namespace rocesim {
 
@@ -17,9 +18,11 @@ struct HpccOutputParams {
   bool any() const { return !fct.empty() || !pfc.empty() || !qlen.empty(); }
 };
 
-class HpccOutputs final : public PfcObserver, public EventHandler {
+// Contract: reads the network only (PFC frames as nodes receive them; queues between windows), the same files for
+// every cut.
+class HpccOutputs final : public PfcObserver, public Observer {
  public:
-  HpccOutputs(const HpccOutputParams& p, Simulator& sim, Network& net);
+  HpccOutputs(const HpccOutputParams& p, Engine& engine, Network& net);
   ~HpccOutputs();
   HpccOutputs(const HpccOutputs&) = delete;
   HpccOutputs& operator=(const HpccOutputs&) = delete;
@@ -29,6 +32,8 @@ class HpccOutputs final : public PfcObserver, public EventHandler {
   // `time_ns node_id node_type if_index type`: each PFC frame a node received (type 1 pause, 0 resume;
   // node_type 0 host, 1 switch; if_index = port + 1, as ns-3 numbers devices after the loopback).
   const std::string& pfc_txt() const { return pfc_; }
+  // After the run: takes in the PFC lines nodes wrote.
+  void collect();
   // "time: <ns>" then, per switch port, "<switch id> <if_index> <count of samples with 0 KB> <1 KB> ...".
   std::string qlen_txt() const;
   // The HPCC convention for the ideal: base RTT (2 x delay + one MTU's serialisation per hop) plus the bytes and
@@ -36,12 +41,14 @@ class HpccOutputs final : public PfcObserver, public EventHandler {
   Time standalone_fct(const FlowRecord& f) const;
 
   void on_pfc(const Node& node, uint16_t port, bool pause) override;
-  void handle_event(uint32_t kind, uint64_t arg) override;
+  // Samples every switch port's queue into the histogram.
+  Time look(Time now) override;
 
  private:
   HpccOutputParams p_;
-  Simulator& sim_;
+  Engine& engine_;
   Network& net_;
+  Journal<std::string> pfc_lines_;  // per partition, until collected
   std::string pfc_;
   std::vector<std::vector<std::vector<uint32_t>>> qlen_;  // [switch][port][kb]
   Time qlen_last_;

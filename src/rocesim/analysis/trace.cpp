@@ -43,8 +43,8 @@ std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
 }  // namespace
 
-Trace::Trace(const TraceParams& p, Simulator& sim, Network& net, const std::string& file)
-    : EventHandler(sim.new_source()), p_(p), sim_(sim), net_(net) {
+Trace::Trace(const TraceParams& p, Engine& engine, Network& net, const std::string& file)
+    : p_(p), engine_(engine), net_(net), frames_(engine) {
   std::vector<Node*> all;
   for (const auto& n : net.nics()) {
     all.push_back(n.get());
@@ -80,10 +80,10 @@ Trace::Trace(const TraceParams& p, Simulator& sim, Network& net, const std::stri
       auto* sw = static_cast<Switch*>(n);
       traced_.back().last.assign(sw->num_ports() * 8, -1);
       for (uint16_t port = 0; port < sw->num_ports(); ++port) {
-        taps_.push_back(std::make_unique<PortTap>(*this, *n, port));
+        taps_.push_back(std::make_unique<PortTap>(*this, *n, port, engine.partition_of(n->graph_id())));
       }
     } else {
-      taps_.push_back(std::make_unique<PortTap>(*this, *n, 0));
+      taps_.push_back(std::make_unique<PortTap>(*this, *n, 0, engine.partition_of(n->graph_id())));
     }
   }
   for (size_t i = 0; i < traced_.size(); ++i) {
@@ -111,7 +111,7 @@ Trace::Trace(const TraceParams& p, Simulator& sim, Network& net, const std::stri
     t->node.add_tap(t->port, t.get());
   }
   if (!traced_.empty()) {
-    sim.at(p.start, this, 0);
+    engine.watch(this, p.start);
   }
 }
 
@@ -127,16 +127,16 @@ void Trace::event(const std::string& e) {
   ++events_;
 }
 
-void Trace::frame(const Node& from, uint16_t port, Time start, const Packet& p) {
+void Trace::frame(size_t part, const Node& from, uint16_t port, Time start, const Packet& p) {
   // A CNP is an instant where a NIC sends it, not at each switch that forwards it; PFC frames go one hop.
   const bool cnp = p.kind == PacketKind::kCnp && !from.is_switch();
-  if (!in_window(start) || (!cnp && p.kind != PacketKind::kPfc) || !room()) {
+  if (!in_window(start) || (!cnp && p.kind != PacketKind::kPfc)) {
     return;
   }
   const uint32_t pid = from.graph_id() + 1;
   if (p.kind == PacketKind::kCnp) {
-    event(fmt::format(R"({{"ph":"i","s":"t","pid":{},"tid":0,"ts":{},"name":"CNP","args":{{"flow":{}}}}})", pid,
-                      us(start), p.flow));
+    frames_.add(part, fmt::format(R"({{"ph":"i","s":"t","pid":{},"tid":0,"ts":{},"name":"CNP","args":{{"flow":{}}}}})",
+                                  pid, us(start), p.flow));
     return;
   }
   std::string prios;
@@ -147,17 +147,24 @@ void Trace::frame(const Node& from, uint16_t port, Time start, const Packet& p) 
       pause = pause || p.ext->pfc_quanta[c] > 0;
     }
   }
-  event(fmt::format(
-      R"({{"ph":"i","s":"t","pid":{},"tid":0,"ts":{},"name":"PFC {}","args":{{"port":{},"priorities":[{}]}}}})", pid,
-      us(start), pause ? "XOFF" : "XON", port, prios));
+  frames_.add(part, fmt::format(R"({{"ph":"i","s":"t","pid":{},"tid":0,"ts":{},"name":"PFC {}","args":{{"port":{},)"
+                                R"("priorities":[{}]}}}})",
+                                pid, us(start), pause ? "XOFF" : "XON", port, prios));
 }
 
-void Trace::handle_event(uint32_t, uint64_t) {
-  sample();
-  const Time next = sim_.now() + p_.interval;
-  if (next <= p_.stop && sim_.held() > 0) {
-    sim_.at(next, this, 0);
-  }
+void Trace::collect() {
+  frames_.drain([&](std::string&& e) {
+    if (room()) {
+      event(e);
+    }
+  });
+}
+
+Time Trace::look(Time now) {
+  collect();
+  sample(now);
+  const Time next = now + p_.interval;
+  return next <= p_.stop ? next : Time::max();
 }
 
 const FlowRecord* Trace::posted_record(uint32_t id) {
@@ -177,8 +184,8 @@ const FlowRecord* Trace::posted_record(uint32_t id) {
 }
 
 // Counters are written when they change (Perfetto holds a counter's value until its next sample).
-void Trace::sample() {
-  const std::string ts = us(sim_.now());
+void Trace::sample(Time now) {
+  const std::string ts = us(now);
   for (Traced& t : traced_) {
     const uint32_t pid = t.node->graph_id() + 1;
     if (t.node->is_switch()) {
@@ -220,7 +227,7 @@ std::string Trace::json() const {
     s += "\n";
     for (uint32_t id : t.flows) {
       const FlowRecord& f = flows[id];
-      const Time end = f.done || f.failed ? f.end : sim_.now();
+      const Time end = f.done || f.failed ? f.end : engine_.now();
       if (f.spec.start > p_.stop || end < p_.start || end < f.spec.start) {
         continue;  // outside the window, or not started when the run ended
       }

@@ -10,6 +10,7 @@
 
 #include "rocesim/cluster/network.hpp"
 #include "rocesim/core/params.hpp"
+#include "rocesim/engine/journal.hpp"
 
 namespace rocesim {
 
@@ -21,12 +22,12 @@ struct TraceParams {
   bool enabled() const { return !nodes.empty(); }
 };
 
-// Contract: only reads the network (taps see frames; sampling reads queues and rates), so a
-// traced run gives the same results as an untraced one.
-class Trace final : public EventHandler {
+// Contract: only reads the network (taps see frames; sampling reads queues and rates between windows), so a
+// traced run gives the same results as an untraced one, and the same trace for every cut.
+class Trace final : public Observer {
  public:
   // Throws InputError (file, output.trace.nodes) for a name that is no node.
-  Trace(const TraceParams& p, Simulator& sim, Network& net, const std::string& file);
+  Trace(const TraceParams& p, Engine& engine, Network& net, const std::string& file);
   ~Trace();
   Trace(const Trace&) = delete;
   Trace& operator=(const Trace&) = delete;
@@ -36,17 +37,20 @@ class Trace final : public EventHandler {
   std::string json() const;
   // Events left out because max_events was reached.
   int64_t dropped() const { return dropped_; }
+  // After the run: takes in the frames the taps saw since the last sample.
+  void collect();
 
-  void handle_event(uint32_t kind, uint64_t arg) override;
+  Time look(Time now) override;
 
  private:
   // Hears the frames one port sends.
   struct PortTap final : FrameTap {
-    PortTap(Trace& t, Node& n, uint16_t p) : trace(t), node(n), port(p) {}
-    void on_frame(Time start, const Packet& p) override { trace.frame(node, port, start, p); }
+    PortTap(Trace& t, Node& n, uint16_t p, size_t part) : trace(t), node(n), port(p), part(part) {}
+    void on_frame(Time start, const Packet& p) override { trace.frame(part, node, port, start, p); }
     Trace& trace;
     Node& node;
     uint16_t port;
+    size_t part;  // the node's partition
   };
   struct Traced {
     Node* node;
@@ -55,16 +59,18 @@ class Trace final : public EventHandler {
   };
   bool in_window(Time t) const { return t >= p_.start && t <= p_.stop; }
   bool room() { return static_cast<int64_t>(events_) < p_.max_events || (++dropped_, false); }
-  void frame(const Node& from, uint16_t port, Time start, const Packet& p);
-  void sample();
+  // A frame's event, kept in the sending node's partition until collected (room() depends on the order).
+  void frame(size_t part, const Node& from, uint16_t port, Time start, const Packet& p);
+  void sample(Time now);
   // The record of setup flow `id` at its requester's NIC, once it has been posted (else null). The records each
   // NIC gained since the last call are scanned once: a run's sampling stays linear in its flows.
   const FlowRecord* posted_record(uint32_t id);
   void event(const std::string& e);
 
   TraceParams p_;
-  Simulator& sim_;
+  Engine& engine_;
   Network& net_;
+  Journal<std::string> frames_;
   std::vector<Traced> traced_;
   std::vector<std::unique_ptr<PortTap>> taps_;
   std::vector<size_t> scanned_;                           // per NIC: its records looked at so far

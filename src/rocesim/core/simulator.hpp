@@ -57,6 +57,9 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
 
   Time now() const { return now_; }
+  // The key of the event running now (0 outside the run): with now(), where a record written now falls in the
+  // order of a run of one partition (engine/journal.hpp).
+  uint64_t event_key() const { return key_; }
   uint64_t seed() const { return seed_; }
   uint64_t events() const { return events_; }
 
@@ -127,6 +130,7 @@ class Simulator {
   // Runs one event.
   void dispatch(const Event& e) {
     now_ = e.t;
+    key_ = e.key;
     ++events_;
     EventHandler* h = e.handler();
     source_ = &h->next_key_;
@@ -138,6 +142,7 @@ class Simulator {
   uint64_t* sources_;
   bool windowed_ = false;
   Time now_;
+  uint64_t key_ = 0;
   uint64_t events_ = 0;
   uint64_t seed_;
   bool stop_requested_ = false;

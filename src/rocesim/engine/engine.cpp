@@ -39,8 +39,7 @@ const Schema<EngineParams>& EngineParams::schema() {
            })
         .add(&EngineParams::partitions, "partitions", "auto",
              "parts the network is cut into (at links; a switch, or a server with its NICs, is never cut): a "
-             "number no larger than the switches and servers, or auto (one per thread). Scenarios with a capture, "
-             "output.trace or output.hpcc run in one partition",
+             "number no larger than the switches and servers, or auto (one per thread)",
              [](const std::string& v) -> std::optional<std::string> {
                if (v == "auto" || whole(v, 1, 1 << 20)) {
                  return std::nullopt;

@@ -51,22 +51,27 @@ const Schema<CaptureParams>& CaptureParams::schema() {
 // of their last bit at the other end (rx: start + serialisation + propagation).
 class Capture::Tap final : public FrameTap {
  public:
-  Tap(Capture& c, uint32_t node, uint32_t iface, bool rx, Rate rate, Time delay)
-      : c_(c), node_(node), iface_(iface), rx_(rx), rate_(rate), delay_(delay) {}
+  Tap(Capture& c, size_t part, uint32_t node, uint32_t iface, bool rx, Rate rate, Time delay)
+      : c_(c), part_(part), node_(node), iface_(iface), rx_(rx), rate_(rate), delay_(delay) {}
   void on_frame(Time start, const Packet& p) override {
     const Time ts = rx_ ? start + rate_.tx_time(Bytes(p.wire_bytes())) + delay_ : start;
-    c_.record(ts, p, node_, iface_);
+    if (ts < c_.p_.start || ts >= c_.p_.stop) {
+      return;
+    }
+    c_.seen_.add(part_, Seen{ts, node_, iface_, p, p.ext ? std::optional<PacketExt>(*p.ext) : std::nullopt});
   }
 
  private:
   Capture& c_;
+  size_t part_;  // the sending node's partition
   uint32_t node_, iface_;
   bool rx_;
   Rate rate_;
   Time delay_;
 };
 
-Capture::Capture(const CaptureParams& p, Network& net, const std::string& file) : p_(p), net_(net) {
+Capture::Capture(const CaptureParams& p, Network& net, Engine& engine, const std::string& file)
+    : p_(p), net_(net), engine_(engine), seen_(engine) {
   const bool tx = p.direction != "rx", rx = p.direction != "tx";
   auto switch_index = [&](const Node* n) -> uint32_t {
     for (size_t i = 0; i < net.switches().size(); ++i) {
@@ -86,8 +91,8 @@ Capture::Capture(const CaptureParams& p, Network& net, const std::string& file) 
       return n->kind() == NodeKind::kSwitch ? n->name() + ":" + std::to_string(pt) : n->name();
     };
     ifaces_.push_back(end(node, port) + " -> " + end(link.peer, link.peer_port));
-    taps_.push_back(std::make_unique<Tap>(*this, switch_index(node), static_cast<uint32_t>(ifaces_.size() - 1), as_rx,
-                                          link.rate, link.delay));
+    taps_.push_back(std::make_unique<Tap>(*this, engine_.partition_of(node->graph_id()), switch_index(node),
+                                          static_cast<uint32_t>(ifaces_.size() - 1), as_rx, link.rate, link.delay));
     node->add_tap(port, taps_.back().get());
     attached_.push_back({node, port});
   };
@@ -122,9 +127,6 @@ Capture::~Capture() {
 }
 
 void Capture::record(Time ts, const Packet& p, uint32_t node, uint32_t iface) {
-  if (ts < p_.start || ts >= p_.stop) {
-    return;
-  }
   frame::Context ctx;
   if (p.kind == PacketKind::kTcp && (p.flags & Packet::kFlagIwarp)) {
     open_iwarp(ts, p, iface);
@@ -194,6 +196,13 @@ void Capture::add(Time ts, uint32_t iface, const Packet& p, std::vector<uint8_t>
     sorted_ = false;
   }
   frames_.push_back(std::move(f));
+}
+
+void Capture::collect() {
+  seen_.drain([&](Seen&& s) {
+    s.packet.ext = s.ext ? &*s.ext : nullptr;
+    record(s.ts, s.packet, s.node, s.iface);
+  });
 }
 
 const std::vector<CapturedFrame>& Capture::frames() {

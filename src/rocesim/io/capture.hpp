@@ -5,12 +5,14 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "rocesim/cluster/network.hpp"
 #include "rocesim/core/params.hpp"
+#include "rocesim/engine/journal.hpp"
 #include "rocesim/net/frame.hpp"
 
 namespace rocesim {
@@ -41,10 +43,12 @@ struct CapturedFrame {
 class Capture {
  public:
   // Attaches taps to the network's ports; throws InputError for unknown hosts or ports.
-  Capture(const CaptureParams& p, Network& net, const std::string& scenario_file);
+  Capture(const CaptureParams& p, Network& net, Engine& engine, const std::string& scenario_file);
   ~Capture();
   Capture(const Capture&) = delete;
   Capture& operator=(const Capture&) = delete;
+  // After the run: builds the frames the taps saw, in the order of a run of one partition.
+  void collect();
   // Captured frames in time order.
   const std::vector<CapturedFrame>& frames();
   // The link directions captured, each named "sender -> receiver" (a switch port as switch:port).
@@ -62,12 +66,22 @@ class Capture {
 
  private:
   class Tap;
+  // A frame as a tap saw it, kept until frames() takes it in: what it builds depends on the frames before it
+  // (iWARP's sequence numbers), so frames are built in the order of a run of one partition.
+  struct Seen {
+    Time ts;
+    uint32_t node, iface;
+    Packet packet;
+    std::optional<PacketExt> ext;
+  };
   void record(Time ts, const Packet& p, uint32_t node, uint32_t iface);
   void add(Time ts, uint32_t iface, const Packet& p, std::vector<uint8_t> bytes);
   // An iWARP connection's first captured segment: its MPA Request and Reply go in first.
   void open_iwarp(Time ts, const Packet& p, uint32_t iface);
   CaptureParams p_;
   Network& net_;
+  Engine& engine_;
+  Journal<Seen> seen_;
   std::vector<std::unique_ptr<Tap>> taps_;
   std::vector<std::pair<Node*, uint16_t>> attached_;
   std::vector<CapturedFrame> frames_;

@@ -436,7 +436,6 @@ Partitioning Simulation::plan_partitions() {
                      fmt::format("{} partitions, but engine.assign gives {}: leave it out, or make them agree",
                                  sc_.engine.partitions, assign.size()));
   }
-  const std::vector<std::string> whole = unpartitioned_features();
   const size_t units = sc_.graph.nodes.empty() ? 0 : [&] {
     const std::vector<uint32_t> u = units_of(sc_.graph);
     return static_cast<size_t>(*std::max_element(u.begin(), u.end())) + 1;
@@ -453,11 +452,6 @@ Partitioning Simulation::plan_partitions() {
   }
   if (assign.empty()) {
     parts = std::max<size_t>(1, std::min(parts, units));
-  }
-  if (parts > 1 && !whole.empty()) {
-    notes_.push_back(
-        fmt::format("engine: runs in one partition, on one thread: {} not partitioned yet", fmt::join(whole, ", ")));
-    return partition_fabric(sc_.graph, 1, fabric);
   }
   if (parts > 1) {
     if (const size_t joins = zero_delay_joins(sc_.graph); joins > 0) {
@@ -479,20 +473,6 @@ Partitioning Simulation::plan_partitions() {
     }
   }
   return partition_fabric(sc_.graph, parts, fabric);
-}
-
-std::vector<std::string> Simulation::unpartitioned_features() const {
-  std::vector<std::string> out;
-  if (sc_.capture) {
-    out.push_back("capture");
-  }
-  if (sc_.output.trace.enabled()) {
-    out.push_back("output.trace");
-  }
-  if (sc_.output.hpcc.any()) {
-    out.push_back("output.hpcc");
-  }
-  return out;
 }
 
 void Simulation::build() {
@@ -613,17 +593,17 @@ void Simulation::build() {
     warnings_.push_back(sc_.file + ": " + w);
   }
   if (sc_.capture) {
-    capture_ = std::make_unique<Capture>(*sc_.capture, *net_, sc_.file);
+    capture_ = std::make_unique<Capture>(*sc_.capture, *net_, *engine_, sc_.file);
   }
   timeseries_ = std::make_unique<TimeSeries>(sc_.output.timeseries, *engine_, *net_, sc_.file);
   if (sc_.sw.pfc.deadlock.detect_after > Time()) {
     deadlock_ = std::make_unique<DeadlockDetector>(sc_.sw.pfc.deadlock, sc_.sw.pfc.priorities, *engine_, *net_);
   }
   if (sc_.output.hpcc.any()) {
-    hpcc_ = std::make_unique<HpccOutputs>(sc_.output.hpcc, sim(), *net_);
+    hpcc_ = std::make_unique<HpccOutputs>(sc_.output.hpcc, *engine_, *net_);
   }
   if (sc_.output.trace.enabled()) {
-    trace_ = std::make_unique<Trace>(sc_.output.trace, sim(), *net_, sc_.file);
+    trace_ = std::make_unique<Trace>(sc_.output.trace, *engine_, *net_, sc_.file);
   }
   resolved_ = ScenarioParams::schema().dump(sc_.top);
   resolved_["topology"] = sc_.graph.resolved;
@@ -708,6 +688,15 @@ double Simulation::run(const std::function<void(const RunProgress&)>& progress, 
   const auto t0 = std::chrono::steady_clock::now();
   if (engine_->held() > 0) {
     engine_->run(sc_.top.stop, progress, progress_every);
+  }
+  if (capture_) {
+    capture_->collect();
+  }
+  if (trace_) {
+    trace_->collect();
+  }
+  if (hpcc_) {
+    hpcc_->collect();
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

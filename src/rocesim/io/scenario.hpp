@@ -141,7 +141,6 @@ class Simulation {
   // run whose records would not fit in memory.
   void keep_records();
   Partitioning plan_partitions();
-  std::vector<std::string> unpartitioned_features() const;
   Scenario sc_;
   int threads_ = 1;
   std::vector<std::string> notes_;
