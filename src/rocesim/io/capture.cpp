@@ -71,7 +71,7 @@ class Capture::Tap final : public FrameTap {
 };
 
 Capture::Capture(const CaptureParams& p, Network& net, Engine& engine, const std::string& file)
-    : p_(p), net_(net), engine_(engine), seen_(engine) {
+    : p_(p), net_(net), seen_(engine) {
   const bool tx = p.direction != "rx", rx = p.direction != "tx";
   auto switch_index = [&](const Node* n) -> uint32_t {
     for (size_t i = 0; i < net.switches().size(); ++i) {
@@ -91,7 +91,7 @@ Capture::Capture(const CaptureParams& p, Network& net, Engine& engine, const std
       return n->kind() == NodeKind::kSwitch ? n->name() + ":" + std::to_string(pt) : n->name();
     };
     ifaces_.push_back(end(node, port) + " -> " + end(link.peer, link.peer_port));
-    taps_.push_back(std::make_unique<Tap>(*this, engine_.partition_of(node->graph_id()), switch_index(node),
+    taps_.push_back(std::make_unique<Tap>(*this, engine.partition_of(node->graph_id()), switch_index(node),
                                           static_cast<uint32_t>(ifaces_.size() - 1), as_rx, link.rate, link.delay));
     node->add_tap(port, taps_.back().get());
     attached_.push_back({node, port});

@@ -66,7 +66,7 @@ class Capture {
 
  private:
   class Tap;
-  // A frame as a tap saw it, kept until frames() takes it in: what it builds depends on the frames before it
+  // A frame as a tap saw it, kept until collect() builds it: what it builds depends on the frames before it
   // (iWARP's sequence numbers), so frames are built in the order of a run of one partition.
   struct Seen {
     Time ts;
@@ -80,7 +80,6 @@ class Capture {
   void open_iwarp(Time ts, const Packet& p, uint32_t iface);
   CaptureParams p_;
   Network& net_;
-  Engine& engine_;
   Journal<Seen> seen_;
   std::vector<std::unique_ptr<Tap>> taps_;
   std::vector<std::pair<Node*, uint16_t>> attached_;
