@@ -259,6 +259,40 @@ TEST(CalendarQueue, DenseBucketsWithTiesAndFarEventsPopInTheHeapsOrder) {
   EXPECT_TRUE(cal.empty());
 }
 
+TEST(CalendarQueue, BurstsAtOnePicosecondPopInKeyOrderWhateverOrderTheyWerePushedIn) {
+  // Runs of 40 events due at one picosecond (a collective's ranks starting together), pushed with keys rising,
+  // falling and scrambled, at the first, a middle and the last picosecond of their bucket, among single events.
+  CalendarQueue cal;
+  EventQueue heap;
+  Recorder r;
+  uint64_t id = 0;
+  auto push_both = [&](int64_t t, uint64_t key) {
+    cal.push(Time::ps(t), &r, 0, id, key);
+    heap.push(Time::ps(t), &r, 0, id, key);
+    ++id;
+  };
+  const int64_t bucket = int64_t{1} << CalendarQueue::kShift;
+  const int64_t at[] = {5 * bucket, 5 * bucket + 300, 6 * bucket - 1};
+  for (int64_t single = 5 * bucket; single < 6 * bucket; single += 97) {
+    push_both(single, scrambled(id));
+  }
+  for (uint64_t k = 0; k < 40; ++k) {
+    push_both(at[0], 1000 + k);             // rising: already in order
+    push_both(at[1], 1000 - k);             // falling
+    push_both(at[2], scrambled(k + 5000));  // scrambled
+  }
+  uint64_t popped = 0;
+  while (!heap.empty()) {
+    const Event a = cal.pop();
+    const Event b = heap.pop();
+    ASSERT_EQ(a.t, b.t) << "pop " << popped;
+    ASSERT_EQ(a.key, b.key) << "pop " << popped;
+    ++popped;
+  }
+  EXPECT_EQ(popped, id);
+  EXPECT_TRUE(cal.empty());
+}
+
 TEST(CalendarQueue, PopIfDueLeavesALaterEventAndAnEarlierPushStillComesFirst) {
   CalendarQueue q;
   Recorder r;

@@ -312,19 +312,29 @@ class CalendarQueue {
       a[j] = e;
     }
   }
-  // After the radix sort (latest first by time), each run of equal times sorted by key, largest first.
+  // Whether two events of the open bucket are due at the same picosecond (their offset bits agree).
+  static bool same_time(const Slim& a, const Slim& b) { return ((a.word ^ b.word) >> 54) == 0; }
+  // After the radix sort (latest first by time), each run of equal times sorted by key, largest first. Most
+  // events have no tie, so the scan is one comparison of neighbours per event.
   static void order_ties(Slim* a, size_t n) {
-    for (size_t i = 0; i + 1 < n;) {
-      size_t j = i + 1;
-      while (j < n && a[j].offset() == a[i].offset()) {
-        ++j;
+    for (size_t i = 1; i < n; ++i) {
+      if (!same_time(a[i - 1], a[i])) [[likely]] {
+        continue;
       }
-      if (j - i > 16) {  // a burst at one picosecond (a collective's ranks starting together)
-        std::sort(a + i, a + j, [](const Slim& x, const Slim& y) { return x.key > y.key; });
-      } else if (j - i > 1) {
-        insertion_sort(a + i, j - i);
+      const size_t first = i - 1;
+      size_t end = i + 1;
+      while (end < n && same_time(a[end - 1], a[end])) {
+        ++end;
       }
-      i = j;
+      const auto larger_key = [](const Slim& x, const Slim& y) { return x.key > y.key; };
+      if (end - first <= 16) {
+        insertion_sort(a + first, end - first);
+      } else if (!std::is_sorted(a + first, a + end, larger_key)) {
+        // A burst at one picosecond (a collective's ranks starting together); often in order already, as its
+        // events were pushed by events that ran in key order.
+        std::sort(a + first, a + end, larger_key);
+      }
+      i = end;
     }
   }
   // Calls f(first, end) on each chunk of slot s in order, and frees the chunk.
