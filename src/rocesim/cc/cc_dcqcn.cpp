@@ -144,11 +144,11 @@ class alignas(64) Dcqcn final : public CongestionControl {
     if (id == kTimerCut) {
       cut_pending_ = false;
       cut(now);
-    } else if ((id >> 4) == increase_gen_) {
+    } else if (generation_of(id) == increase_gen_) {
       increase();
       ++time_stage_;
       if (rc_ < line_f()) {
-        timers_.arm(this, now + p_->rate_increase_period, (increase_gen_ << 4) | kTimerIncrease);
+        timers_.arm(this, now + p_->rate_increase_period, increase_timer(increase_gen_));
       }
     }
   }
@@ -157,6 +157,11 @@ class alignas(64) Dcqcn final : public CongestionControl {
 
  private:
   enum : uint32_t { kTimerCut = 1, kTimerIncrease = 2 };
+  // A rate-increase timer's id carries the generation it was armed in: a cut starts a new one, and a timer of an
+  // older generation is stale.
+  static constexpr int kGenShift = 4;
+  static uint32_t increase_timer(uint32_t gen) { return gen << kGenShift | kTimerIncrease; }
+  static uint32_t generation_of(uint32_t id) { return id >> kGenShift; }
   double line_f() const { return static_cast<double>(line_.bps()); }
 
   // Brings alpha up to `now`: the period in progress at the last update gets the CNP term if one arrived in it;
@@ -189,7 +194,7 @@ class alignas(64) Dcqcn final : public CongestionControl {
     time_stage_ = byte_stage_ = 0;
     bytes_ = 0;
     ++increase_gen_;
-    timers_.arm(this, now + p_->rate_increase_period, (increase_gen_ << 4) | kTimerIncrease);
+    timers_.arm(this, now + p_->rate_increase_period, increase_timer(increase_gen_));
   }
 
   void increase() {

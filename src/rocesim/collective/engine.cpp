@@ -25,9 +25,23 @@ class CollectiveGroup {
 
 namespace {
 
-// Cookie of a transfer or timer: what it is and whose.
+// Cookie of a transfer or timer: what it is (the low kTagBits) and whose (the value above them).
 enum Tag : uint64_t { kPassDone, kArrive, kCredit, kPhaseTimer, kBegin };
-uint64_t cookie(Tag t, uint64_t v) { return v << 4 | t; }
+constexpr int kTagBits = 4;
+uint64_t cookie(Tag t, uint64_t v) { return v << kTagBits | t; }
+Tag tag_of(uint64_t c) { return static_cast<Tag>(c & ((uint64_t{1} << kTagBits) - 1)); }
+uint64_t value_of(uint64_t c) { return c >> kTagBits; }
+
+// A kPassDone's value: the local rank and its runner whose pass ended.
+struct PassDoneArg {
+  static constexpr int kRunnerBits = 20;
+  uint32_t rank = 0;
+  uint32_t runner = 0;
+  uint64_t encode() const { return uint64_t{rank} << kRunnerBits | runner; }
+  static PassDoneArg decode(uint64_t v) {
+    return {static_cast<uint32_t>(v >> kRunnerBits), static_cast<uint32_t>(v & ((uint64_t{1} << kRunnerBits) - 1))};
+  }
+};
 
 template <class F>
 void each(const std::array<uint32_t, 3>& links, F f) {
@@ -157,11 +171,13 @@ class CollectiveApp final : public Application {
   };
 
   void dispatch(Host& host, uint64_t c) {
-    const uint64_t v = c >> 4;
-    switch (static_cast<Tag>(c & 15)) {
-      case kPassDone:
-        transfer_done(host, static_cast<uint32_t>(v >> 20), static_cast<uint32_t>(v & 0xFFFFF));
+    const uint64_t v = value_of(c);
+    switch (tag_of(c)) {
+      case kPassDone: {
+        const auto [rank, runner] = PassDoneArg::decode(v);
+        transfer_done(host, rank, runner);
         break;
+      }
       case kArrive: {
         LinkState& ls = link_[v];
         ++ls.arrived;
@@ -308,7 +324,7 @@ class CollectiveApp final : public Application {
   // to each receiver in the server, and (staged) the copy to host memory before the sends between servers.
   void start_pass(Host& host, uint32_t lr, uint32_t ri, const Item& it) {
     const uint32_t gpu = ranks_[lr].gpu;
-    const uint64_t done = cookie(kPassDone, uint64_t{lr} << 20 | ri);
+    const uint64_t done = cookie(kPassDone, PassDoneArg{lr, ri}.encode());
     Interconnect& ic = host.interconnect();
     const ServerModel& m = ic.model();
     const Bytes bytes(it.bytes);

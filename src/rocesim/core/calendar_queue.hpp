@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +34,9 @@ class CalendarQueue {
   static constexpr size_t kMinBuckets = 2048;
   static constexpr size_t kMaxBuckets = size_t{1} << 20;  // 1.07 ms; 8 MiB of bucket heads
   static constexpr uint32_t kKinds = 64;
+  // A wheel event's word, low to high: the handler's address, the kind, the time's offset within its bucket.
+  static constexpr int kKindShift = Event::kAddressBits;
+  static constexpr int kOffsetShift = kKindShift + std::countr_zero(kKinds);
 
   // An event on the wheel, in 24 bytes instead of an Event's 32: the handler's address (48 bits), the kind (6
   // bits) and the time's offset within its bucket (kShift bits) in one word, then the argument and the key. The
@@ -44,8 +48,8 @@ class CalendarQueue {
     uint64_t arg;
     uint64_t key;
     EventHandler* handler() const { return reinterpret_cast<EventHandler*>(word & kAddress); }
-    uint32_t kind() const { return static_cast<uint32_t>(word >> 48) & (kKinds - 1); }
-    uint32_t offset() const { return static_cast<uint32_t>(word >> 54); }
+    uint32_t kind() const { return static_cast<uint32_t>(word >> kKindShift) & (kKinds - 1); }
+    uint32_t offset() const { return static_cast<uint32_t>(word >> kOffsetShift); }
   };
 
   CalendarQueue() { resize(kMinBuckets); }
@@ -85,7 +89,7 @@ class CalendarQueue {
       // Field by field from registers: an event built on the stack and copied in 16-byte halves waited for its
       // 8-byte stores (a store-forwarding stall, measured as most of push's time).
       Slim& n = nodes_[s.end++];
-      n.word = reinterpret_cast<uint64_t>(h) | uint64_t{kind} << 48 | (static_cast<uint64_t>(t.ps()) & kOffset) << 54;
+      n.word = reinterpret_cast<uint64_t>(h) | uint64_t{kind} << kKindShift | offset_bits(t);
       n.arg = arg;
       n.key = key;
       return;
@@ -107,7 +111,7 @@ class CalendarQueue {
   static void prefetch(const Slim& e) {
     __builtin_prefetch(e.handler());
     // An address in the argument's low 48 bits (others may hold more: see txdone_arg).
-    if (const uint64_t a = e.arg & ((uint64_t{1} << 48) - 1); a > (uint64_t{1} << 32)) {
+    if (const uint64_t a = e.arg & Event::kAddressMask; a > (uint64_t{1} << 32)) {
       __builtin_prefetch(reinterpret_cast<const void*>(a));
     }
   }
@@ -151,9 +155,11 @@ class CalendarQueue {
   // chunk, or takes the chunk the last opened bucket freed last (still in cache): pushes write memory in cache,
   // not a per-bucket array last touched a wheel turn ago. Opening a bucket reads whole chunks, whose loads go
   // out together, instead of chasing a list one event (and one miss) at a time.
-  static constexpr uint64_t kAddress = (uint64_t{1} << 48) - 1;
+  static constexpr uint64_t kAddress = Event::kAddressMask;
   static constexpr uint64_t kOffset = (uint64_t{1} << kShift) - 1;
-  static_assert(48 + 6 + kShift == 64 && kKinds == 64, "a Slim's word holds address, kind and offset");
+  static_assert(kOffsetShift + kShift == 64 && std::has_single_bit(kKinds),
+                "a Slim's word holds address, kind and offset");
+  static uint64_t offset_bits(Time t) { return (static_cast<uint64_t>(t.ps()) & kOffset) << kOffsetShift; }
   static constexpr uint32_t kNil = UINT32_MAX;
   static constexpr uint32_t kChunk = 16;  // 384 bytes: six cache lines
   struct Slot {
@@ -243,7 +249,7 @@ class CalendarQueue {
     // Events that waited in the far heap join the bucket's own; the sort orders them all by (time, key).
     while (!far_.empty() && bucket_of(far_.top().t) == cur_) {
       const Event e = far_.pop();
-      cur_sorted_.push_back(Slim{e.word | (static_cast<uint64_t>(e.t.ps()) & kOffset) << 54, e.arg, e.key});
+      cur_sorted_.push_back(Slim{e.word | offset_bits(e.t), e.arg, e.key});
     }
     const size_t slot = cur_ & mask_;
     if (bitmap_[slot >> 6] & (uint64_t{1} << (slot & 63))) {
@@ -313,7 +319,7 @@ class CalendarQueue {
     }
   }
   // Whether two events of the open bucket are due at the same picosecond (their offset bits agree).
-  static bool same_time(const Slim& a, const Slim& b) { return ((a.word ^ b.word) >> 54) == 0; }
+  static bool same_time(const Slim& a, const Slim& b) { return ((a.word ^ b.word) >> kOffsetShift) == 0; }
   // After the radix sort (latest first by time), each run of equal times sorted by key, largest first. Most
   // events have no tie, so the scan is one comparison of neighbours per event.
   static void order_ties(Slim* a, size_t n) {
@@ -352,13 +358,13 @@ class CalendarQueue {
   // heap) then the chunks of slot s, which it frees. It reads the chunks where they are instead of copying them
   // first, and counts both digits in one pass: three passes over the events instead of five.
   void radix_sort_with_chunks(Slot& s, size_t n) {
-    static_assert(kShift == 2 * kDigitBits && 54 + 2 * kDigitBits == 64, "two digits: the word's top ten bits");
+    static_assert(kShift == 2 * kDigitBits, "two digits: the word's offset bits");
     constexpr uint64_t kMask = (uint64_t{1} << kDigitBits) - 1;
     std::array<uint32_t, (1u << kDigitBits) + 1> lo{}, hi{};
     auto count = [&](const Slim* from, const Slim* to) {
       for (; from < to; ++from) {
-        ++lo[((from->word >> 54) & kMask) + 1];
-        ++hi[(from->word >> (54 + kDigitBits)) + 1];
+        ++lo[((from->word >> kOffsetShift) & kMask) + 1];
+        ++hi[(from->word >> (kOffsetShift + kDigitBits)) + 1];
       }
     };
     const size_t nfar = cur_sorted_.size();
@@ -374,7 +380,7 @@ class CalendarQueue {
     Slim* out = scratch_.data();
     auto scatter = [&](const Slim* from, const Slim* to) {
       for (; from < to; ++from) {
-        out[lo[(from->word >> 54) & kMask]++] = *from;
+        out[lo[(from->word >> kOffsetShift) & kMask]++] = *from;
       }
     };
     scatter(cur_sorted_.data(), cur_sorted_.data() + nfar);
@@ -383,7 +389,7 @@ class CalendarQueue {
     cur_sorted_.resize(n);
     Slim* sorted = cur_sorted_.data();
     for (size_t i = 0; i < n; ++i) {
-      sorted[n - 1 - hi[out[i].word >> (54 + kDigitBits)]++] = out[i];
+      sorted[n - 1 - hi[out[i].word >> (kOffsetShift + kDigitBits)]++] = out[i];
     }
     order_ties(sorted, n);
   }
@@ -397,13 +403,13 @@ class CalendarQueue {
     constexpr uint64_t kMask = (uint64_t{1} << kDigitBits) - 1;
     std::array<uint32_t, (1u << kDigitBits) + 1> start{};
     for (size_t i = 0; i < n; ++i) {
-      ++start[((from[i].word >> (54 + shift)) & kMask) + 1];
+      ++start[((from[i].word >> (kOffsetShift + shift)) & kMask) + 1];
     }
     for (size_t d = 1; d < start.size(); ++d) {
       start[d] += start[d - 1];
     }
     for (size_t i = 0; i < n; ++i) {
-      const uint32_t pos = start[(from[i].word >> (54 + shift)) & kMask]++;
+      const uint32_t pos = start[(from[i].word >> (kOffsetShift + shift)) & kMask]++;
       to[kReversed ? n - 1 - pos : pos] = from[i];
     }
   }

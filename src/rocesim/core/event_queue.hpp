@@ -36,15 +36,19 @@ class EventHandler {
 // simulator makes keys that do not depend on what else runs (Simulator::at), so a partitioned run orders ties as
 // the sequential one does.
 struct Event {
+  // A user-space address fits 48 bits (x86-64 and AArch64): the bits above hold the kind (and, on the calendar
+  // queue's wheel, a time offset), and an argument may carry a field there too (txdone_arg).
+  static constexpr int kAddressBits = 48;
+  static constexpr uint64_t kAddressMask = (uint64_t{1} << kAddressBits) - 1;
   Time t;
   uint64_t key;
-  uint64_t word;  // the handler's address (below 2^48) | kind << 48
+  uint64_t word;  // the handler's address | kind << kAddressBits
   uint64_t arg;
   static uint64_t pack(EventHandler* h, uint32_t kind) {
-    return reinterpret_cast<uint64_t>(h) | uint64_t{kind & 0xFFFF} << 48;
+    return reinterpret_cast<uint64_t>(h) | uint64_t{kind & 0xFFFF} << kAddressBits;
   }
-  EventHandler* handler() const { return reinterpret_cast<EventHandler*>(word & ((uint64_t{1} << 48) - 1)); }
-  uint32_t kind() const { return static_cast<uint32_t>(word >> 48); }
+  EventHandler* handler() const { return reinterpret_cast<EventHandler*>(word & kAddressMask); }
+  uint32_t kind() const { return static_cast<uint32_t>(word >> kAddressBits); }
   bool before(const Event& o) const { return t < o.t || (t == o.t && key < o.key); }
 };
 static_assert(sizeof(Event) == 32, "events stay compact");

@@ -35,12 +35,10 @@ inline constexpr uint32_t kMaxEventKinds = CalendarQueue::kKinds;
 // hint is in cache when the port sends: a prefetch at the previous send would be evicted by then on a large
 // fabric. Only a hint: the packet may have left meanwhile (its memory stays the pool's).
 inline uint64_t txdone_arg(uint16_t port, const Packet* next = nullptr) {
-  return uint64_t{port} << 48 | reinterpret_cast<uint64_t>(next);
+  return uint64_t{port} << Event::kAddressBits | reinterpret_cast<uint64_t>(next);
 }
-inline uint16_t txdone_port(uint64_t arg) { return static_cast<uint16_t>(arg >> 48); }
-inline const Packet* txdone_hint(uint64_t arg) {
-  return reinterpret_cast<const Packet*>(arg & ((uint64_t{1} << 48) - 1));
-}
+inline uint16_t txdone_port(uint64_t arg) { return static_cast<uint16_t>(arg >> Event::kAddressBits); }
+inline const Packet* txdone_hint(uint64_t arg) { return reinterpret_cast<const Packet*>(arg & Event::kAddressMask); }
 
 // kEvPauseEnd's argument: the port and the priority whose pause may have expired.
 struct PauseEndArg {
