@@ -47,14 +47,24 @@ Network::Network(Engine& engine, const TopologyGraph& g, const SwitchParams& sw,
   for (size_t h = 0; h < g.hosts.size(); ++h) {
     node_host[g.hosts[h]] = static_cast<int>(h);
   }
+  // Each node is built by its kind; NICs below, in the order of the topology's hosts.
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (!g.nodes[i].is_nic()) {
-      node_switch_[i] = static_cast<int>(switches_.size());
-      const uint32_t part = engine.partition_of(static_cast<uint32_t>(i));
-      switches_.push_back(std::make_unique<Switch>(engine.sim(part), engine.pool(part), g.nodes[i].name, sw, max_frame,
-                                                   cc.wants_telemetry()));
-      switches_.back()->set_graph_id(static_cast<uint32_t>(i));
-      switches_.back()->set_outboxes(engine.outboxes(part));
+    switch (g.nodes[i].kind) {
+      case NodeKind::kSwitch: {
+        node_switch_[i] = static_cast<int>(switches_.size());
+        const uint32_t part = engine.partition_of(static_cast<uint32_t>(i));
+        switches_.push_back(std::make_unique<Switch>(engine.sim(part), engine.pool(part), g.nodes[i].name, sw,
+                                                     max_frame, cc.wants_telemetry()));
+        switches_.back()->set_graph_id(static_cast<uint32_t>(i));
+        switches_.back()->set_outboxes(engine.outboxes(part));
+        break;
+      }
+      case NodeKind::kNic:
+        break;
+      default:
+        throw InputError(scenario_file, 0, "topology",
+                         "node '" + g.nodes[i].name + "' is of a kind this network cannot build (" +
+                             std::to_string(static_cast<int>(g.nodes[i].kind)) + ")");
     }
   }
   for (size_t h = 0; h < g.hosts.size(); ++h) {
