@@ -15,6 +15,7 @@
 
 #include "rocesim/core/text.hpp"
 #include "rocesim/io/scenario.hpp"
+#include "rocesim/run/simulation.hpp"
 
 namespace rocesim::test {
 

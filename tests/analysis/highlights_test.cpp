@@ -5,6 +5,7 @@
 #include "../test_util.hpp"
 #include "rocesim/analysis/results.hpp"
 #include "rocesim/core/text.hpp"
+#include "rocesim/run/summary.hpp"
 
 namespace rocesim {
 namespace {

@@ -9,6 +9,7 @@
 #include "../test_util.hpp"
 #include "rocesim/analysis/results.hpp"
 #include "rocesim/io/report_html.hpp"
+#include "rocesim/run/summary.hpp"
 
 namespace rocesim {
 namespace {
@@ -49,7 +50,7 @@ double utilisation(const nlohmann::json& topo, const std::string& from, const st
 
 TEST(ReportData, ALoneFlowAtLineRateKeepsItsPathBusyForAllButAboutOneRoundTrip) {
   auto s = lone_flow();
-  const nlohmann::json d = report_data(*s, summary_json(*s, RunInfo{}), "lone");
+  const nlohmann::json d = report_data(s->net(), s->now(), Time(), nullptr, summary_json(*s, RunInfo{}), "lone");
   const auto& topo = d["topology"];
   EXPECT_EQ(topo["nodes"].size(), 5u);      // 4 NICs, 1 switch
   EXPECT_EQ(topo["links"].size(), 8u);      // each link both ways
@@ -73,7 +74,7 @@ TEST(ReportData, ALoneFlowAtLineRateKeepsItsPathBusyForAllButAboutOneRoundTrip) 
 // A run's report data as `rocesim run` writes it.
 nlohmann::json lone_run() {
   auto s = lone_flow();
-  return report_data(*s, summary_json(*s, RunInfo{}), "lone");
+  return report_data(s->net(), s->now(), Time(), nullptr, summary_json(*s, RunInfo{}), "lone");
 }
 
 TEST(ReportHtml, TheRunDataRoundTripsThroughThePageEvenWhenItHoldsAClosingScriptTag) {

@@ -4,6 +4,7 @@
 
 #include "../test_util.hpp"
 #include "rocesim/analysis/results.hpp"
+#include "rocesim/run/summary.hpp"
 
 namespace rocesim {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "rocesim/core/error.hpp"
 #include "rocesim/io/scenario.hpp"
+#include "rocesim/run/simulation.hpp"
 
 namespace rocesim {
 namespace {

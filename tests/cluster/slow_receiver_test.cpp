@@ -62,7 +62,7 @@ TEST(SlowReceiver, PausesSpreadAcrossTheFabricAndSlowFlowsThatNeverTouchIt) {
   const PauseSpread sp = pause_spread(with.net(), "host3", 3, with.sim().now());
   ASSERT_FALSE(sp.by_hops.empty());
   EXPECT_GE(sp.by_hops.back().hops, 3);  // beyond host3's leaf and the spines
-  const std::vector<uint32_t> faulty = faulty_endpoints(with);
+  const std::vector<uint32_t> faulty = faulty_endpoints(with.net(), with.scenario().events);
   ASSERT_EQ(faulty, std::vector<uint32_t>{3});
   const auto victims = victim_flows(with.net(), without.net(), faulty, kVictimThreshold);
   EXPECT_GT(victims.size(), 100u);  // of the 210 flows that neither start nor end at host3

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "rocesim/io/scenario.hpp"
+#include "rocesim/run/simulation.hpp"
 #include "rocesim/switch/switch.hpp"
 
 namespace rocesim {

@@ -10,6 +10,7 @@
 #include "../test_util.hpp"
 #include "rocesim/analysis/results.hpp"
 #include "rocesim/engine/partitioner.hpp"
+#include "rocesim/run/summary.hpp"
 
 namespace rocesim {
 namespace {

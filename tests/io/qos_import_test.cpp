@@ -11,6 +11,7 @@
 #include "rocesim/core/error.hpp"
 #include "rocesim/core/units.hpp"
 #include "rocesim/io/scenario.hpp"
+#include "rocesim/run/simulation.hpp"
 
 namespace rocesim {
 namespace {

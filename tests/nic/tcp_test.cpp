@@ -10,6 +10,7 @@
 #include "rocesim/analysis/results.hpp"
 #include "rocesim/cc/tcp_cc.hpp"
 #include "rocesim/io/capture.hpp"
+#include "rocesim/run/summary.hpp"
 
 namespace rocesim {
 namespace {

@@ -95,11 +95,11 @@ std::string victims_csv(const Network& with, const std::vector<Victim>& v) {
   return out;
 }
 
-std::vector<uint32_t> faulty_endpoints(const Simulation& s) {
+std::vector<uint32_t> faulty_endpoints(const Network& net, const std::vector<FabricEvent>& events) {
   std::vector<uint32_t> out;
-  for (const FabricEvent& e : s.scenario().events) {
-    for (uint32_t h = 0; e.is_fault() && h < s.net().num_hosts(); ++h) {
-      if (s.net().nics()[h]->name() == e.target) {
+  for (const FabricEvent& e : events) {
+    for (uint32_t h = 0; e.is_fault() && h < net.num_hosts(); ++h) {
+      if (net.nics()[h]->name() == e.target) {
         out.push_back(h);
       }
     }

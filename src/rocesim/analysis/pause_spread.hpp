@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/cluster/fabric_events.hpp"
 #include "rocesim/cluster/network.hpp"
-#include "rocesim/io/scenario.hpp"
 
 namespace rocesim {
 
@@ -47,6 +47,6 @@ std::string victims_csv(const Network& with, const std::vector<Victim>& v);
 nlohmann::json spread_json(const PauseSpread& s);
 
 // The endpoints of the NICs the scenario's faults (events: pause_storm) make faulty.
-std::vector<uint32_t> faulty_endpoints(const Simulation& s);
+std::vector<uint32_t> faulty_endpoints(const Network& net, const std::vector<FabricEvent>& events);
 
 }  // namespace rocesim

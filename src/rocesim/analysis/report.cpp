@@ -224,10 +224,8 @@ nlohmann::json timeseries(const std::string& csv) {
 
 }  // namespace
 
-nlohmann::json report_data(Simulation& s, const nlohmann::json& summary, const std::string& name) {
-  const Network& net = s.net();
-  const Time now = s.now();
-  const Time warmup = s.scenario().output.warmup;
+nlohmann::json report_data(const Network& net, Time now, Time warmup, const TimeSeries* ts,
+                           const nlohmann::json& summary, const std::string& name) {
   nlohmann::json j;
   j["name"] = name;
   j["summary"] = summary;
@@ -235,7 +233,7 @@ nlohmann::json report_data(Simulation& s, const nlohmann::json& summary, const s
   j["top_flows"] = top_flows(net, warmup);
   j["top_ports"] = top_ports(net, now);
   j["topology"] = topology(net, now);
-  if (const TimeSeries* ts = s.timeseries()) {
+  if (ts) {
     j["timeseries"] = timeseries(ts->csv());
   }
   return j;

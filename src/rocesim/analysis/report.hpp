@@ -5,7 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "rocesim/io/scenario.hpp"
+#include "rocesim/analysis/timeseries.hpp"
+#include "rocesim/cluster/network.hpp"
 
 namespace rocesim {
 
@@ -15,7 +16,9 @@ inline constexpr size_t kReportMaxPoints = 1000;
 // `summary` is the run's summary.json; `name` labels the run in an overlay. Keys (docs/outputs.md, report.html):
 // name, summary, cdf {fct_ns, slowdown} (each [[value, fraction], ...]), top_flows, top_ports, topology {nodes,
 // links}, timeseries {t_ns, series}.
-nlohmann::json report_data(Simulation& s, const nlohmann::json& summary, const std::string& name);
+// `ts`: the run's sampled time series (null: none).
+nlohmann::json report_data(const Network& net, Time now, Time warmup, const TimeSeries* ts,
+                           const nlohmann::json& summary, const std::string& name);
 
 // `n` sorted values as at most `max_points` [value, fraction ≤ value] pairs: every value when they fit, else the
 // values at evenly spaced ranks, the first and the last included.

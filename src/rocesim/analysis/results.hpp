@@ -4,8 +4,12 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "rocesim/io/scenario.hpp"
+#include "rocesim/cluster/network.hpp"
+#include "rocesim/engine/engine.hpp"
+#include "rocesim/topology/topology.hpp"
 
 namespace rocesim {
 
@@ -16,26 +20,15 @@ double percentile(std::vector<double>& v, double q);
 // simulation/scratch/third.cc qp_finish and analysis/fct_analysis.py).
 double slowdown(Time fct, Time ideal);
 
-struct RunInfo {
-  double wall_time_s = 0;
-  bool partial = false;        // cut short: the results stop at the time reached
-  std::string partial_reason;  // "interrupt" (SIGINT, SIGTERM) or "memory limit"
-  // The same scenario run without its faults (events: pause_storm), for the victim flows; null if none.
-  const Network* baseline = nullptr;
-};
-
-nlohmann::json summary_json(Simulation& s, const RunInfo& info);
 std::string flows_csv(const Network& net);
 // One row per message group (output.flows: aggregate): a collective call's messages on one queue pair.
 std::string messages_csv(const Network& net);
 // summary.json's message_groups: how the records were kept, and the groups' totals.
 nlohmann::json message_groups_json(const Network& net, const std::string& records);
-// The files of the workloads' reports (perftest.txt, ...), same-named ones joined.
-std::vector<std::pair<std::string, std::string>> report_files(const Simulation& s);
 std::string ports_csv(const Network& net, Time now);
 std::string nics_csv(const Network& net, Time now);
 // engine.json (engine.profile): how the partitioned engine shared the run out.
-std::string engine_json(const Simulation& s);
+std::string engine_json(const Engine& engine, const TopologyGraph& g);
 // FCT slowdown per flow-size bucket (p50/p95/p99, the layout of the HPCC paper's figures): rows of
 // `lo_bytes,hi_bytes,flows,p50,p95,p99`; `edges` are the buckets' upper edges, a last bucket takes the rest.
 struct SizeBucket {

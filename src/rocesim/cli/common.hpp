@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rocesim/io/scenario.hpp"
+#include "rocesim/run/simulation.hpp"
 
 namespace rocesim::cli {
 

@@ -139,7 +139,7 @@ nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulatio
   w.stage("ports.csv", ports_csv(s.net(), s.now()));
   w.stage("nics.csv", nics_csv(s.net(), s.now()));
   if (s.scenario().engine.profile) {
-    w.stage("engine.json", engine_json(s));
+    w.stage("engine.json", engine_json(s.engine(), s.scenario().graph));
     extra += ", engine.json";
   }
   w.stage("fct_buckets.csv", buckets_csv(slowdown_by_size(s.net(), parse_bucket_edges(s.scenario().output.buckets),
@@ -169,7 +169,8 @@ nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulatio
   }
   if (baseline) {
     w.stage("victims.csv",
-            victims_csv(s.net(), victim_flows(s.net(), baseline->net(), faulty_endpoints(s), kVictimThreshold)));
+            victims_csv(s.net(), victim_flows(s.net(), baseline->net(), faulty_endpoints(s.net(), s.scenario().events),
+                                              kVictimThreshold)));
   }
   for (const auto& [name, content] : report_files(s)) {
     w.stage(name, content);
@@ -183,7 +184,8 @@ nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulatio
     shown["files"] = w.names();
     shown["files"].push_back("report.html");
     shown["files"].push_back("summary.json");
-    w.stage("report.html", report_html({report_data(s, shown, run_label(out_dir))}));
+    w.stage("report.html", report_html({report_data(s.net(), s.now(), s.scenario().output.warmup, s.timeseries(), shown,
+                                                    run_label(out_dir))}));
     extra += ", report.html";
   }
   summary["files"] = w.names();  // what the next run into this folder removes if it does not rewrite it

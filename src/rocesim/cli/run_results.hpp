@@ -9,6 +9,8 @@
 #include "rocesim/analysis/results.hpp"
 #include "rocesim/io/output.hpp"
 #include "rocesim/io/scenario.hpp"
+#include "rocesim/run/simulation.hpp"
+#include "rocesim/run/summary.hpp"
 
 namespace rocesim::cli {
 

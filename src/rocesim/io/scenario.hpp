@@ -10,12 +10,9 @@
 #include <vector>
 
 #include "rocesim/analysis/output_params.hpp"
-#include "rocesim/analysis/timeseries.hpp"
 #include "rocesim/cc/cc.hpp"
-#include "rocesim/cluster/deadlock.hpp"
 #include "rocesim/cluster/network.hpp"
 #include "rocesim/core/simulator.hpp"
-#include "rocesim/engine/engine.hpp"
 #include "rocesim/io/capture.hpp"
 #include "rocesim/nic/nic.hpp"
 #include "rocesim/server/server.hpp"
@@ -91,72 +88,5 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 std::vector<ParamDoc> all_params();
 // docs/scenario-reference.md, generated from the declarations.
 std::string scenario_reference_markdown();
-
-// A built simulation: kernel, network, flows.
-class Simulation {
- public:
-  explicit Simulation(Scenario sc);
-  // The first partition's simulator: the whole run's in a run of one partition (what tests step through), and
-  // the random streams' seed in any.
-  Simulator& sim() { return engine_->sim(0); }
-  Engine& engine() { return *engine_; }
-  const Engine& engine() const { return *engine_; }
-  // Where the run ended, and the events it ran (every partition's).
-  Time now() const { return engine_->now(); }
-  uint64_t events() const { return engine_->events(); }
-  // Ends a run at the next window boundary.
-  void request_stop() { engine_->request_stop(); }
-  // Said once on the terminal, never in results: why the run has fewer partitions than asked (results are the
-  // same whatever the engine's settings), and what output.flows: auto chose.
-  const std::vector<std::string>& notes() const { return notes_; }
-  Network& net() { return *net_; }
-  const Network& net() const { return *net_; }
-  const Scenario& scenario() const { return sc_; }
-  nlohmann::json resolved() const { return resolved_; }
-  // The capture, if the scenario asked for one.
-  Capture* capture() { return capture_.get(); }
-  // The sampled time series, if the scenario asked for one.
-  const TimeSeries* timeseries() const { return timeseries_ && timeseries_->enabled() ? timeseries_.get() : nullptr; }
-  const HpccOutputs* hpcc_outputs() const { return hpcc_.get(); }
-  // The Perfetto timeline, if output.trace names nodes.
-  const Trace* trace() const { return trace_.get(); }
-  // The PFC deadlock detector, if switch.pfc.deadlock.detect_after turned it on.
-  const DeadlockDetector* deadlock() const { return deadlock_.get(); }
-  // What workloads' applications measured beyond the flows (perftest), in workload order.
-  const std::vector<std::shared_ptr<WorkloadReport>>& reports() const { return reports_; }
-  // Flows each workload created.
-  const std::vector<size_t>& workload_flow_counts() const { return workload_flows_; }
-  // What the scenario asks for that is probably not what its author meant, found while building it (a receiver
-  // offered more than its link rate, inputs a topology builder cannot honour). The command line prints them;
-  // summary.json lists them.
-  const std::vector<std::string>& warnings() const { return warnings_; }
-  // The memory the run is estimated to hold at most (what the memory limit is checked against), in bytes.
-  double memory_estimate() const { return memory_estimate_; }
-  // Runs to the stop time or until every flow has finished. Returns the wall time in seconds.
-  double run(const std::function<void(const RunProgress&)>& progress = {}, uint64_t progress_every = 1 << 18);
-
- private:
-  void build();
-  // Which message records the run keeps (output.flows), from what the installed workloads will post; refuses a
-  // run whose records would not fit in memory.
-  void keep_records();
-  Partitioning plan_partitions();
-  Scenario sc_;
-  int threads_ = 1;
-  std::vector<std::string> notes_;
-  double memory_estimate_ = 0;
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<Network> net_;
-  std::unique_ptr<Capture> capture_;
-  std::unique_ptr<TimeSeries> timeseries_;
-  std::unique_ptr<HpccOutputs> hpcc_;
-  std::unique_ptr<Trace> trace_;
-  std::unique_ptr<DeadlockDetector> deadlock_;
-  std::vector<size_t> workload_flows_;
-  std::vector<std::shared_ptr<WorkloadReport>> reports_;
-  std::vector<std::string> warnings_;
-  nlohmann::json resolved_;
-  bool uses_tcp_ = false;  // some flow runs over TCP or iWARP
-};
 
 }  // namespace rocesim
