@@ -15,7 +15,7 @@ const std::string kIncast =
     "switch: {buffer: 600KB, pfc: {priorities: [3]}, ecn: {kmin: 20KB, kmax: 100KB, pmax: 0.2}}\n"
     "workload: [{type: incast, receiver: 0, senders: 3, size: 400KB, priority: 3}]\n";
 
-nlohmann::json trace_of(const Simulation& s) { return nlohmann::json::parse(s.trace()->json()); }
+nlohmann::json trace_of(const Simulation& s) { return nlohmann::json::parse(s.output<Trace>()->json()); }
 
 std::vector<nlohmann::json> events(const nlohmann::json& t, const std::string& ph,
                                    const std::string& name_prefix = "") {
@@ -90,8 +90,8 @@ TEST(Trace, TheNodeFilterTheWindowAndTheEventLimitBoundWhatIsWritten) {
   auto small = test::run_sim(kIncast, {"output.trace.nodes=all", "output.trace.max_events=10"});
   const auto ts = trace_of(*small);
   EXPECT_EQ(events(ts, "C").size() + events(ts, "i").size(), 10u);
-  EXPECT_GT(small->trace()->dropped(), 0);
-  EXPECT_EQ(ts["otherData"]["events_left_out"], small->trace()->dropped());
+  EXPECT_GT(small->output<Trace>()->dropped(), 0);
+  EXPECT_EQ(ts["otherData"]["events_left_out"], small->output<Trace>()->dropped());
 
   EXPECT_THROW(test::make_sim(kIncast, {"output.trace.nodes=host1, nosuch"}), InputError);
 }

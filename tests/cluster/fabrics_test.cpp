@@ -198,11 +198,11 @@ TEST(RoceV1, TsharkDecodesTheCaptureAsRoceWithAGrh) {
   s->net().add_flow(test::write_flow(2, 0, Bytes(100'000)));
   s->run();
   const std::string file = "/tmp/rocesim_v1cap_" + std::to_string(getpid()) + ".pcap";
-  std::ofstream(file, std::ios::binary) << s->capture()->pcap();
+  std::ofstream(file, std::ios::binary) << s->output<Capture>()->pcap();
   const auto count = [&](const std::string& filter) {
     return test::shell("tshark -r " + file + " -Y '" + filter + "' 2>/dev/null | wc -l").out;
   };
-  const std::string all = std::to_string(s->capture()->frames().size()) + "\n";
+  const std::string all = std::to_string(s->output<Capture>()->frames().size()) + "\n";
   EXPECT_EQ(count("eth.type == 0x8915 && infiniband.grh.nxthdr == 0x1b && infiniband.grh.paylen && infiniband.bth"),
             all);
   EXPECT_EQ(count("_ws.malformed || ip || udp"), "0\n");

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "../test_util.hpp"
+#include "rocesim/analysis/hpcc_outputs.hpp"
+#include "rocesim/analysis/timeseries.hpp"
+#include "rocesim/analysis/trace.hpp"
+#include "rocesim/io/capture.hpp"
 
 namespace rocesim {
 namespace {
@@ -180,21 +184,21 @@ TEST(Engine, ACaptureATraceAndHpccFilesAreTheSameForEveryCut) {
     return s;
   };
   auto one = with({"engine.partitions=1"});
-  ASSERT_NE(one->capture(), nullptr);
-  ASSERT_NE(one->trace(), nullptr);
-  ASSERT_NE(one->hpcc_outputs(), nullptr);
-  EXPECT_GT(one->capture()->frames().size(), 100u);
-  EXPECT_NE(one->trace()->json().find("PFC XOFF"), std::string::npos) << "no pause to order across the cut";
-  EXPECT_NE(one->trace()->json().find("CNP"), std::string::npos);
-  EXPECT_FALSE(one->hpcc_outputs()->pfc_txt().empty());
+  ASSERT_NE(one->output<Capture>(), nullptr);
+  ASSERT_NE(one->output<Trace>(), nullptr);
+  ASSERT_NE(one->output<HpccOutputs>(), nullptr);
+  EXPECT_GT(one->output<Capture>()->frames().size(), 100u);
+  EXPECT_NE(one->output<Trace>()->json().find("PFC XOFF"), std::string::npos) << "no pause to order across the cut";
+  EXPECT_NE(one->output<Trace>()->json().find("CNP"), std::string::npos);
+  EXPECT_FALSE(one->output<HpccOutputs>()->pfc_txt().empty());
   for (const char* parts : {"2", "4"}) {
     auto cut = with({std::string("engine.partitions=") + parts, "engine.threads=2"});
     ASSERT_EQ(cut->engine().partitions(), static_cast<size_t>(std::stoi(parts)));
     EXPECT_TRUE(cut->notes().empty()) << cut->notes()[0];
-    EXPECT_EQ(cut->capture()->pcapng(), one->capture()->pcapng()) << parts << " partitions";
-    EXPECT_EQ(cut->trace()->json(), one->trace()->json()) << parts << " partitions";
-    EXPECT_EQ(cut->hpcc_outputs()->pfc_txt(), one->hpcc_outputs()->pfc_txt()) << parts << " partitions";
-    EXPECT_EQ(cut->hpcc_outputs()->qlen_txt(), one->hpcc_outputs()->qlen_txt()) << parts << " partitions";
+    EXPECT_EQ(cut->output<Capture>()->pcapng(), one->output<Capture>()->pcapng()) << parts << " partitions";
+    EXPECT_EQ(cut->output<Trace>()->json(), one->output<Trace>()->json()) << parts << " partitions";
+    EXPECT_EQ(cut->output<HpccOutputs>()->pfc_txt(), one->output<HpccOutputs>()->pfc_txt()) << parts << " partitions";
+    EXPECT_EQ(cut->output<HpccOutputs>()->qlen_txt(), one->output<HpccOutputs>()->qlen_txt()) << parts << " partitions";
   }
 }
 
@@ -206,9 +210,9 @@ TEST(Engine, ATimeSeriesSampleSeesTheSameStateForEveryCut) {
   one->run();
   four->run();
   EXPECT_EQ(four->engine().partitions(), 4u);
-  ASSERT_NE(one->timeseries(), nullptr);
-  EXPECT_GT(one->timeseries()->csv().size(), 1000u);
-  EXPECT_EQ(one->timeseries()->csv(), four->timeseries()->csv());
+  ASSERT_NE(one->output<TimeSeries>(), nullptr);
+  EXPECT_GT(one->output<TimeSeries>()->csv().size(), 1000u);
+  EXPECT_EQ(one->output<TimeSeries>()->csv(), four->output<TimeSeries>()->csv());
 }
 
 }  // namespace rocesim

@@ -64,7 +64,7 @@ std::string sh(const std::string& cmd) {
 TEST(Capture, TsharkDecodesEveryFrameAsTheSimulatorRecordedIt) {
   ASSERT_NE(sh("command -v tshark"), "") << "tshark is needed (scripts/install-deps --test)";
   auto s = run();
-  Capture& cap = *s->capture();
+  Capture& cap = *s->output<Capture>();
   const std::string file = "/tmp/rocesim_capture_" + std::to_string(getpid()) + ".pcap";
   std::ofstream(file, std::ios::binary) << cap.pcap();
   const auto& frames = cap.frames();
@@ -140,14 +140,14 @@ TEST(Capture, TsharkDecodesEveryFrameAsTheSimulatorRecordedIt) {
 TEST(Capture, CapturingDoesNotChangeResults) {
   const auto with = run();
   const auto without = run({"capture=null"});
-  EXPECT_EQ(without->capture(), nullptr);
+  EXPECT_EQ(without->output<Capture>(), nullptr);
   EXPECT_EQ(flows_csv(with->net()), flows_csv(without->net()));
   EXPECT_EQ(ports_csv(with->net(), with->sim().now()), ports_csv(without->net(), without->sim().now()));
 }
 
 TEST(Capture, SnapLengthKeepsHeadersAndTheTrueLength) {
   auto s = run({"capture.snaplen=64", "capture.direction=tx", "capture.hosts=[1]"});
-  const auto& frames = s->capture()->frames();
+  const auto& frames = s->output<Capture>()->frames();
   ASSERT_FALSE(frames.empty());
   for (const auto& f : frames) {
     EXPECT_LE(f.bytes.size(), 64u);
@@ -156,7 +156,7 @@ TEST(Capture, SnapLengthKeepsHeadersAndTheTrueLength) {
   // Host 1 sends its write (1024-byte payloads: 1082-byte frames without FCS for middles) and nothing else
   // but ACK-free control: every frame it sends is data from host 1.
   EXPECT_EQ(frames[1].orig_len, 1024u + 62 - 4);
-  const std::string pcap = s->capture()->pcap();
+  const std::string pcap = s->output<Capture>()->pcap();
   EXPECT_EQ(static_cast<uint8_t>(pcap[0]), 0x4D);  // 0xA1B23C4D little-endian: nanosecond timestamps
   EXPECT_EQ(static_cast<uint8_t>(pcap[3]), 0xA1);
 }
@@ -164,7 +164,7 @@ TEST(Capture, SnapLengthKeepsHeadersAndTheTrueLength) {
 TEST(Capture, PcapngNamesTheLinkDirectionEachFrameWasSeenOn) {
   ASSERT_NE(sh("command -v tshark"), "") << "tshark is needed (scripts/install-deps --test)";
   auto s = run();
-  Capture& cap = *s->capture();
+  Capture& cap = *s->output<Capture>();
   // Hosts 0 and 1, both directions: four link directions, so auto chooses pcapng.
   EXPECT_EQ(cap.format(), "pcapng");
   EXPECT_EQ(cap.file_name(), "capture.pcapng");
@@ -191,8 +191,9 @@ TEST(Capture, PcapngNamesTheLinkDirectionEachFrameWasSeenOn) {
   EXPECT_EQ(seen.size(), 4u);  // every direction carried frames
   std::remove(file.c_str());
   // One link direction: a plain pcap, unless pcapng is asked for.
-  EXPECT_EQ(run({"capture.direction=tx", "capture.hosts=[1]"})->capture()->format(), "pcap");
-  EXPECT_EQ(run({"capture.direction=tx", "capture.hosts=[1]", "capture.format=pcapng"})->capture()->format(), "pcapng");
+  EXPECT_EQ(run({"capture.direction=tx", "capture.hosts=[1]"})->output<Capture>()->format(), "pcap");
+  EXPECT_EQ(run({"capture.direction=tx", "capture.hosts=[1]", "capture.format=pcapng"})->output<Capture>()->format(),
+            "pcapng");
 }
 
 TEST(Capture, UnknownHostsAndPortsAreInputErrors) {

@@ -239,7 +239,7 @@ TEST(TcpCapture, TsharkDecodesSegmentsAndSackBlocksWithValidChecksums) {
   }
   s->run();
   const std::string file = "/tmp/rocesim_tcpcap_" + std::to_string(getpid()) + ".pcap";
-  std::ofstream(file, std::ios::binary) << s->capture()->pcap();
+  std::ofstream(file, std::ios::binary) << s->output<Capture>()->pcap();
   const auto count = [&](const std::string& filter, const std::string& options = "") {
     return test::shell("tshark -r " + file + " -o tcp.check_checksum:TRUE " + options + " -Y '" + filter +
                        "' 2>/dev/null | wc -l")
@@ -249,11 +249,11 @@ TEST(TcpCapture, TsharkDecodesSegmentsAndSackBlocksWithValidChecksums) {
   EXPECT_NE(count("tcp.options.sack_le"), "0\n");
   EXPECT_NE(count("tcp.analysis.retransmission || tcp.analysis.fast_retransmission"), "0\n");
   // Every frame is TCP, and tshark counts as many as the simulator recorded.
-  EXPECT_EQ(count("tcp"), std::to_string(s->capture()->frames().size()) + "\n");
+  EXPECT_EQ(count("tcp"), std::to_string(s->output<Capture>()->frames().size()) + "\n");
   // The four iWARP connections open with an MPA Request and Reply; every iWARP data segment after them decodes
   // as one FPDU (RFC 5044) carrying an RDMAP WRITE (RFC 5040) in a tagged DDP segment (RFC 5041), its CRC32c good.
   int64_t iwarp_data = 0;
-  for (const CapturedFrame& f : s->capture()->frames()) {
+  for (const CapturedFrame& f : s->output<Capture>()->frames()) {
     // data segments go to the iWARP port (Ethernet 14 and IPv4 20 bytes before the TCP ports); MPA frames are 86 B
     iwarp_data += f.bytes.size() > 100 && (f.bytes[36] << 8 | f.bytes[37]) == frame::kIwarpPort;
   }

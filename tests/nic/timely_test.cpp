@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../test_util.hpp"
+#include "rocesim/analysis/timeseries.hpp"
 #include "rocesim/cc/cc.hpp"
 
 namespace rocesim {
@@ -95,10 +96,10 @@ TEST(Timely, AnIncastsQueueGrowsPastTLowsWorthAndStaysBelowTHighs) {
       "nic: {cc: timely, mtu: 1000, ack_interval: 1}\n"
       "workload: [{type: incast, receiver: 0, senders: 4, size: 6MB}]\n"
       "output: {timeseries: {ports: 'switch0:0', interval: 10us}}\n");
-  ASSERT_NE(s->timeseries(), nullptr);
+  ASSERT_NE(s->output<TimeSeries>(), nullptr);
   double max_q = 0, sum_tx = 0;
   int samples = 0;
-  for (const auto& r : test::csv_rows(s->timeseries()->csv())) {
+  for (const auto& r : test::csv_rows(s->output<TimeSeries>()->csv())) {
     if (r.at("metric") == "queue_bytes.p3") {
       max_q = std::max(max_q, std::stod(r.at("value")));
     } else if (r.at("metric") == "tx_gbps") {

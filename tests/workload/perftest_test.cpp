@@ -21,7 +21,7 @@ std::string pair_scenario(const std::string& test, const std::string& extra, con
 nlohmann::json rows(Simulation& s) {
   nlohmann::json all = nlohmann::json::array();
   for (const auto& r : s.reports()) {
-    const nlohmann::json part = r->summary();
+    const nlohmann::json part = r->summary(RunInfo{});
     for (const auto& row : part["perftest"]) {
       all.push_back(row);
     }

@@ -10,6 +10,7 @@
 
 #include "../test_util.hpp"
 #include "rocesim/analysis/results.hpp"
+#include "rocesim/analysis/timeseries.hpp"
 #include "rocesim/workload/cdf.hpp"
 
 namespace rocesim {
@@ -251,8 +252,8 @@ workload: [{type: incast, receiver: 0, senders: 3, size: 2MB}]
 output: {timeseries: {interval: 20us, ports: "switch0:0", flows: [0]}}
 )");
   s->run();
-  ASSERT_NE(s->timeseries(), nullptr);
-  std::istringstream in(s->timeseries()->csv());
+  ASSERT_NE(s->output<TimeSeries>(), nullptr);
+  std::istringstream in(s->output<TimeSeries>()->csv());
   std::string line;
   std::getline(in, line);
   EXPECT_EQ(line, "t_ns,entity,metric,value");

@@ -135,4 +135,18 @@ std::string HpccOutputs::fct_txt() const {
   return out;
 }
 
+OutputFiles HpccOutputs::files(const OutputContext&) {
+  OutputFiles out;
+  if (!p_.fct.empty()) {
+    out.emplace_back(p_.fct, fct_txt());
+  }
+  if (!p_.pfc.empty()) {
+    out.emplace_back(p_.pfc, pfc_txt());
+  }
+  if (!p_.qlen.empty()) {
+    out.emplace_back(p_.qlen, qlen_txt());
+  }
+  return out;
+}
+
 }  // namespace rocesim

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rocesim/cluster/network.hpp"
+#include "rocesim/cluster/output.hpp"
 #include "rocesim/core/params.hpp"
 #include "rocesim/engine/journal.hpp"
 
@@ -20,7 +21,7 @@ struct HpccOutputParams {
 
 // Contract: reads the network only (PFC frames as nodes receive them; queues between windows), the same files for
 // every cut.
-class HpccOutputs final : public PfcObserver, public Observer {
+class HpccOutputs final : public PfcObserver, public Observer, public Output {
  public:
   HpccOutputs(const HpccOutputParams& p, Engine& engine, Network& net);
   ~HpccOutputs();
@@ -33,7 +34,9 @@ class HpccOutputs final : public PfcObserver, public Observer {
   // node_type 0 host, 1 switch; if_index = port + 1, as ns-3 numbers devices after the loopback).
   const std::string& pfc_txt() const { return pfc_; }
   // After the run: takes in the PFC lines nodes wrote.
-  void collect();
+  void collect() override;
+  // The files output.hpcc names.
+  OutputFiles files(const OutputContext&) override;
   // "time: <ns>" then, per switch port, "<switch id> <if_index> <count of samples with 0 KB> <1 KB> ...".
   std::string qlen_txt() const;
   // The HPCC convention for the ideal: base RTT (2 x delay + one MTU's serialisation per hop) plus the bytes and

@@ -7,16 +7,19 @@
 
 #include "rocesim/analysis/output_params.hpp"
 #include "rocesim/cluster/network.hpp"
+#include "rocesim/cluster/output.hpp"
 
 namespace rocesim {
 
-class TimeSeries final : public Observer {
+// Contract: an output (timeseries.csv) once enabled().
+class TimeSeries final : public Observer, public Output {
  public:
   // Throws InputError for unknown ports or flows. Samples from p.start (engine.watch).
   TimeSeries(const TimeSeriesParams& p, Engine& engine, Network& net, const std::string& scenario_file);
   Time look(Time now) override;
   const std::string& csv() const { return csv_; }
   bool enabled() const { return !ports_.empty() || !flows_.empty(); }
+  OutputFiles files(const OutputContext&) override { return {{"timeseries.csv", csv_}}; }
 
  private:
   void sample(Time now);

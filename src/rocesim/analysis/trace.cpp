@@ -253,4 +253,12 @@ std::string Trace::json() const {
   return s;
 }
 
+std::vector<std::string> Trace::notes() const {
+  if (dropped_ == 0) {
+    return {};
+  }
+  return {fmt::format("trace.json stopped at output.trace.max_events ({}): {} later events left out", p_.max_events,
+                      dropped_)};
+}
+
 }  // namespace rocesim

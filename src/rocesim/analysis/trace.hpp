@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rocesim/cluster/network.hpp"
+#include "rocesim/cluster/output.hpp"
 #include "rocesim/core/params.hpp"
 #include "rocesim/engine/journal.hpp"
 
@@ -24,7 +25,7 @@ struct TraceParams {
 
 // Contract: only reads the network (taps see frames; sampling reads queues and rates between windows), so a
 // traced run gives the same results as an untraced one, and the same trace for every cut.
-class Trace final : public Observer {
+class Trace final : public Observer, public Output {
  public:
   // Throws InputError (file, output.trace.nodes) for a name that is no node.
   Trace(const TraceParams& p, Engine& engine, Network& net, const std::string& file);
@@ -38,7 +39,9 @@ class Trace final : public Observer {
   // Events left out because max_events was reached.
   int64_t dropped() const { return dropped_; }
   // After the run: takes in the frames the taps saw since the last sample.
-  void collect();
+  void collect() override;
+  OutputFiles files(const OutputContext&) override { return {{"trace.json", json()}}; }
+  std::vector<std::string> notes() const override;
 
   Time look(Time now) override;
 

@@ -132,7 +132,7 @@ int cmd_nccl_tests(const std::string& path, const NcclTestsArgs& a, const std::v
   }
   if (rw) {
     std::string extra;
-    write_results(s, info, nullptr, *rw, a.out_dir, true, extra);
+    write_results(s, info, *rw, a.out_dir, true, extra);
   }
   fmt::print("{}", table);
   return end_status(end);

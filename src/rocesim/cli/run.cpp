@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "rocesim/analysis/results.hpp"
 #include "rocesim/cli/command.hpp"
 #include "rocesim/cli/common.hpp"
 #include "rocesim/cli/run_results.hpp"
@@ -43,7 +44,7 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     }
   }
   std::string extra;
-  const nlohmann::json summary = write_results(s, info, baseline.get(), rw, out_dir, quiet, extra);
+  const nlohmann::json summary = write_results(s, info, rw, out_dir, quiet, extra);
   if (!quiet) {
     fmt::print("rocesim: {} ({})\n", printable(s.scenario().top.name),
                printable(!hpcc_config.empty() ? hpcc_config

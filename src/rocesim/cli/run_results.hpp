@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "rocesim/analysis/results.hpp"
 #include "rocesim/io/output.hpp"
 #include "rocesim/io/scenario.hpp"
 #include "rocesim/run/simulation.hpp"
@@ -49,7 +48,7 @@ int end_status(RunEnd end);
 void prepare_output(ResultWriter& rw, const Simulation& s);
 // Writes every result file of a finished run into `out_dir` (all or nothing) and returns the summary; the names
 // of the files it wrote go to `extra` (", flows.csv, ports.csv, ...").
-nlohmann::json write_results(Simulation& s, const RunInfo& info, const Simulation* baseline, ResultWriter& rw,
-                             const std::string& out_dir, bool quiet, std::string& extra);
+nlohmann::json write_results(Simulation& s, const RunInfo& info, ResultWriter& rw, const std::string& out_dir,
+                             bool quiet, std::string& extra);
 
 }  // namespace rocesim::cli

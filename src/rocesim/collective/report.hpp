@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/cluster/output.hpp"
 #include "rocesim/collective/engine.hpp"
-#include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
 
-class CollectiveReport final : public WorkloadReport {
+class CollectiveReport final : public Output {
  public:
   // `sizes`: for an nccl-tests table, the calls of each size are `warmup` then `iterations` instances in order
   // (empty: no table). `training_iterations`: for a training loop, instances per iteration (0: none).
@@ -26,8 +26,8 @@ class CollectiveReport final : public WorkloadReport {
   };
   CollectiveReport(std::string workload, std::shared_ptr<const CollectiveGroup> g, std::vector<CollectiveCall> calls,
                    const Network& net, std::optional<Layout> table);
-  std::vector<std::pair<std::string, std::string>> files() const override;
-  nlohmann::json summary() const override;
+  OutputFiles files(const OutputContext&) override;
+  nlohmann::json summary(const RunInfo&) const override;
 
   struct SizeRow {
     Bytes bytes;
@@ -51,9 +51,5 @@ class CollectiveReport final : public WorkloadReport {
 // block per rank where the operation splits its buffer); errors name `key`.
 void check_collective_size(CollOp op, Bytes b, size_t ranks, const YAML::Node& at, const ParseCtx& ctx,
                            const std::string& key);
-
-// The ranks of a group: every GPU of each listed server (all servers if the list is empty). Errors name the key.
-std::vector<RankPlace> select_ranks(const std::vector<int64_t>& servers, const YAML::Node& n, const ParseCtx& ctx,
-                                    const std::string& path, const WorkloadContext& wc, const std::string& key);
 
 }  // namespace rocesim

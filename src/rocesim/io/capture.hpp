@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rocesim/cluster/network.hpp"
+#include "rocesim/cluster/output.hpp"
 #include "rocesim/core/params.hpp"
 #include "rocesim/engine/journal.hpp"
 #include "rocesim/net/frame.hpp"
@@ -40,7 +41,8 @@ struct CapturedFrame {
   std::array<uint16_t, 8> pfc_quanta{};
 };
 
-class Capture {
+// Contract: an output (its pcap or pcapng file).
+class Capture final : public Output {
  public:
   // Attaches taps to the network's ports; throws InputError for unknown hosts or ports.
   Capture(const CaptureParams& p, Network& net, Engine& engine, const std::string& scenario_file);
@@ -48,7 +50,8 @@ class Capture {
   Capture(const Capture&) = delete;
   Capture& operator=(const Capture&) = delete;
   // After the run: builds the frames the taps saw, in the order of a run of one partition.
-  void collect();
+  void collect() override;
+  OutputFiles files(const OutputContext&) override { return {{file_name(), contents()}}; }
   // Captured frames in time order.
   const std::vector<CapturedFrame>& frames();
   // The link directions captured, each named "sender -> receiver" (a switch port as switch:port).

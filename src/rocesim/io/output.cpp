@@ -58,14 +58,6 @@ bool alive(long pid) { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 
 
 }  // namespace
 
-const std::vector<std::string>& fixed_result_names() {
-  static const std::vector<std::string> names = {
-      "summary.json", "flows.csv",       "ports.csv",    "nics.csv",       "fct_buckets.csv", "timeseries.csv",
-      "victims.csv",  "perftest.txt",    "perftest.csv", "capture.pcap",   "capture.pcapng",  "report.html",
-      "trace.json",   "collectives.csv", "servers.csv",  "nccl-tests.txt", "messages.csv",    "engine.json"};
-  return names;
-}
-
 std::optional<std::string> result_name_error(const std::string& name) {
   if (name.empty() || name == "." || name == "..") {
     return "'" + name + "' is not a file name";
@@ -223,10 +215,7 @@ std::vector<std::string> ResultWriter::previous_outputs() const {
   return out;
 }
 
-std::vector<std::string> ResultWriter::remove_stale(const std::vector<std::string>& previous) const {
-  // What every run, or a run with that option, writes under a fixed name (docs/outputs.md).
-  std::vector<std::string> candidates = fixed_result_names();
-  candidates.insert(candidates.end(), previous.begin(), previous.end());
+std::vector<std::string> ResultWriter::remove_stale(const std::vector<std::string>& candidates) const {
   std::vector<std::string> removed;
   for (const std::string& name : candidates) {
     if (std::find(written_.begin(), written_.end(), name) != written_.end() ||

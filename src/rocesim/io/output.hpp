@@ -9,8 +9,6 @@
 
 namespace rocesim {
 
-// The names rocesim gives its own result files, whichever options write them (docs/outputs.md).
-const std::vector<std::string>& fixed_result_names();
 // Why `name` cannot name a result file in the output folder, or nothing. A result name is a plain file name: no
 // '/', not '.' or '..', no control bytes, and at most kMaxResultName bytes, so that its temporary (".NAME.PID.tmp")
 // stays within NAME_MAX (255).
@@ -43,9 +41,9 @@ class ResultWriter {
   // The names staged so far, in order.
   std::vector<std::string> names() const;
   // After commit(): removes the outputs of an earlier run in the folder that this run did not rewrite, so that
-  // none looks current: the files the folder's old summary.json listed (`files`, read before commit) and the
-  // fixed names rocesim writes. Returns the names removed.
-  std::vector<std::string> remove_stale(const std::vector<std::string>& previous) const;
+  // none looks current: of `candidates` (the files the folder's old summary.json listed, read before commit, and
+  // the names rocesim writes whatever the scenario), those this run did not write. Returns the names removed.
+  std::vector<std::string> remove_stale(const std::vector<std::string>& candidates) const;
   // What the folder's summary.json (before this run replaces it) says an earlier run wrote; empty if none.
   std::vector<std::string> previous_outputs() const;
 

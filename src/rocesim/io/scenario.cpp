@@ -185,33 +185,27 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
                              std::optional<int64_t> seed_override);
 
 // The result files a scenario names (capture.file, output.hpcc.*): each a plain file name in the output folder,
-// none the name of another result, so that no result replaces another or leaves the folder.
-void check_output_names(const Scenario& sc, const YAML::Node& root) {
-  std::vector<std::tuple<std::string, std::string, YAML::Node>> named;  // key, name, where the scenario says it
+// and no two the same. That none is the name of another result is checked when the run's outputs are made.
+void check_output_names(Scenario& sc, const YAML::Node& root) {
   if (sc.capture && !sc.capture->file.empty()) {
-    named.emplace_back("capture.file", sc.capture->file, root["capture"]["file"]);
+    sc.named_results.push_back({"capture.file", sc.capture->file, line_of(root["capture"]["file"])});
   }
   const YAML::Node hpcc = root["output"] ? root["output"]["hpcc"] : YAML::Node();
   for (const auto& [key, name] : {std::pair{"fct", &sc.output.hpcc.fct}, std::pair{"pfc", &sc.output.hpcc.pfc},
                                   std::pair{"qlen", &sc.output.hpcc.qlen}}) {
     if (!name->empty()) {
-      named.emplace_back(std::string("output.hpcc.") + key, *name, hpcc ? hpcc[key] : YAML::Node());
+      sc.named_results.push_back(
+          {std::string("output.hpcc.") + key, *name, hpcc && hpcc[key] ? line_of(hpcc[key]) : 0});
     }
   }
-  const auto& fixed = fixed_result_names();
-  for (size_t i = 0; i < named.size(); ++i) {
-    const auto& [key, name, at] = named[i];
-    if (const auto bad = result_name_error(name)) {
-      throw InputError(sc.file, line_of(at), key, *bad);
-    }
-    const bool own = key == "capture.file" && (name == "capture.pcap" || name == "capture.pcapng");
-    if (!own && std::find(fixed.begin(), fixed.end(), name) != fixed.end()) {
-      throw InputError(sc.file, line_of(at), key,
-                       "'" + name + "' is a result rocesim writes under that name (docs/outputs.md); choose another");
+  for (size_t i = 0; i < sc.named_results.size(); ++i) {
+    const Scenario::NamedResult& r = sc.named_results[i];
+    if (const auto bad = result_name_error(r.name)) {
+      throw InputError(sc.file, r.line, r.key, *bad);
     }
     for (size_t j = 0; j < i; ++j) {
-      if (std::get<1>(named[j]) == name) {
-        throw InputError(sc.file, line_of(at), key, "the same file name as " + std::get<0>(named[j]));
+      if (sc.named_results[j].name == r.name) {
+        throw InputError(sc.file, r.line, r.key, "the same file name as " + sc.named_results[j].key);
       }
     }
   }

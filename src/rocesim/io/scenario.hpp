@@ -55,6 +55,12 @@ struct Scenario {
   std::vector<std::string> fabric_warnings;  // settings the fabric ignores
   std::vector<FabricEvent> events;
   std::optional<CaptureParams> capture;
+  // The result files the scenario names (capture.file, output.hpcc.*), and where.
+  struct NamedResult {
+    std::string key, name;
+    int line = 0;
+  };
+  std::vector<NamedResult> named_results;
   OutputParams output;
   std::vector<std::string> overrides;  // the --set assignments applied
   std::vector<std::string> inputs;     // the files read: the scenario's own (if a file) and every file it names

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "rocesim/run/outputs.hpp"
 #include "rocesim/switch/presets.hpp"
 #include "rocesim/workload/offered_load.hpp"
 
@@ -221,18 +222,8 @@ void Simulation::build() {
   for (std::string& w : overload_warnings(*net_, sc_.top.stop)) {
     warnings_.push_back(sc_.file + ": " + w);
   }
-  if (sc_.capture) {
-    capture_ = std::make_unique<Capture>(*sc_.capture, *net_, *engine_, sc_.file);
-  }
-  timeseries_ = std::make_unique<TimeSeries>(sc_.output.timeseries, *engine_, *net_, sc_.file);
   if (sc_.sw.pfc.deadlock.detect_after > Time()) {
     deadlock_ = std::make_unique<DeadlockDetector>(sc_.sw.pfc.deadlock, sc_.sw.pfc.priorities, *engine_, *net_);
-  }
-  if (sc_.output.hpcc.any()) {
-    hpcc_ = std::make_unique<HpccOutputs>(sc_.output.hpcc, *engine_, *net_);
-  }
-  if (sc_.output.trace.enabled()) {
-    trace_ = std::make_unique<Trace>(sc_.output.trace, *engine_, *net_, sc_.file);
   }
   resolved_ = ScenarioParams::schema().dump(sc_.top);
   resolved_["topology"] = sc_.graph.resolved;
@@ -283,6 +274,7 @@ void Simulation::build() {
   if (sc_.capture) {
     resolved_["capture"] = CaptureParams::schema().dump(*sc_.capture);
   }
+  make_outputs();
 }
 
 void Simulation::keep_records() {
@@ -313,19 +305,32 @@ void Simulation::keep_records() {
       check_memory(sc_, net_->setup_flows(), "output.flows", line, mode == "all" ? e.messages : e.groups);
 }
 
+void Simulation::make_outputs() {
+  const std::vector<std::string> fixed = fixed_output_names();
+  for (const Scenario::NamedResult& r : sc_.named_results) {
+    bool taken = std::ranges::find(fixed, r.name) != fixed.end();
+    for (const OutputKind& k : output_kinds()) {  // capture.file may be capture.pcap, its own
+      taken = taken && !(r.key.starts_with(k.name + ".") && std::ranges::find(k.files, r.name) != k.files.end());
+    }
+    if (taken) {
+      throw InputError(sc_.file, r.line, r.key,
+                       "'" + r.name + "' is a result rocesim writes under that name (docs/outputs.md); choose another");
+    }
+  }
+  for (const OutputKind& k : output_kinds()) {
+    if (auto o = k.make(*this)) {
+      outputs_.push_back(std::move(o));
+    }
+  }
+}
+
 double Simulation::run(const std::function<void(const RunProgress&)>& progress, uint64_t progress_every) {
   const auto t0 = std::chrono::steady_clock::now();
   if (engine_->held() > 0) {
     engine_->run(sc_.top.stop, progress, progress_every);
   }
-  if (capture_) {
-    capture_->collect();
-  }
-  if (trace_) {
-    trace_->collect();
-  }
-  if (hpcc_) {
-    hpcc_->collect();
+  for (const auto& o : outputs_) {
+    o->collect();
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

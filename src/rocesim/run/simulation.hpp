@@ -8,13 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "rocesim/analysis/hpcc_outputs.hpp"
-#include "rocesim/analysis/timeseries.hpp"
-#include "rocesim/analysis/trace.hpp"
 #include "rocesim/cluster/deadlock.hpp"
 #include "rocesim/cluster/network.hpp"
+#include "rocesim/cluster/output.hpp"
 #include "rocesim/engine/engine.hpp"
-#include "rocesim/io/capture.hpp"
 #include "rocesim/io/scenario.hpp"
 #include "rocesim/workload/workload.hpp"
 
@@ -41,17 +38,22 @@ class Simulation {
   const Network& net() const { return *net_; }
   const Scenario& scenario() const { return sc_; }
   nlohmann::json resolved() const { return resolved_; }
-  // The capture, if the scenario asked for one.
-  Capture* capture() { return capture_.get(); }
-  // The sampled time series, if the scenario asked for one.
-  const TimeSeries* timeseries() const { return timeseries_ && timeseries_->enabled() ? timeseries_.get() : nullptr; }
-  const HpccOutputs* hpcc_outputs() const { return hpcc_.get(); }
-  // The Perfetto timeline, if output.trace names nodes.
-  const Trace* trace() const { return trace_.get(); }
+  // The run's outputs (run/outputs.hpp), in the order their files are listed.
+  const std::vector<std::unique_ptr<Output>>& outputs() const { return outputs_; }
+  // The output of type T (a Capture, a Trace, ...), if the scenario asked for one; else null.
+  template <class T>
+  T* output() const {
+    for (const auto& o : outputs_) {
+      if (auto* t = dynamic_cast<T*>(o.get())) {
+        return t;
+      }
+    }
+    return nullptr;
+  }
   // The PFC deadlock detector, if switch.pfc.deadlock.detect_after turned it on.
   const DeadlockDetector* deadlock() const { return deadlock_.get(); }
-  // What workloads' applications measured beyond the flows (perftest), in workload order.
-  const std::vector<std::shared_ptr<WorkloadReport>>& reports() const { return reports_; }
+  // What workloads' applications measure beyond the flows (perftest's tables, collectives), in workload order.
+  const std::vector<std::shared_ptr<Output>>& reports() const { return reports_; }
   // Flows each workload created.
   const std::vector<size_t>& workload_flow_counts() const { return workload_flows_; }
   // What the scenario asks for that is probably not what its author meant, found while building it (a receiver
@@ -69,19 +71,18 @@ class Simulation {
   // run whose records would not fit in memory.
   void keep_records();
   Partitioning plan_partitions();
+  // Makes the outputs the scenario asks for; refuses a file name the scenario gives that another output writes.
+  void make_outputs();
   Scenario sc_;
   int threads_ = 1;
   std::vector<std::string> notes_;
   double memory_estimate_ = 0;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Network> net_;
-  std::unique_ptr<Capture> capture_;
-  std::unique_ptr<TimeSeries> timeseries_;
-  std::unique_ptr<HpccOutputs> hpcc_;
-  std::unique_ptr<Trace> trace_;
   std::unique_ptr<DeadlockDetector> deadlock_;
+  std::vector<std::unique_ptr<Output>> outputs_;
   std::vector<size_t> workload_flows_;
-  std::vector<std::shared_ptr<WorkloadReport>> reports_;
+  std::vector<std::shared_ptr<Output>> reports_;
   std::vector<std::string> warnings_;
   nlohmann::json resolved_;
   bool uses_tcp_ = false;  // some flow runs over TCP or iWARP

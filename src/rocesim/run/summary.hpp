@@ -1,5 +1,4 @@
-// summary.json: a run's totals (flows, FCT, drops, PFC, ECN, transport, CPU, packets), what its faults and
-// detectors found, each workload's part, and the scenario as resolved.
+// A finished run's results: summary.json, every output's part merged, and the files its outputs write.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,16 +10,13 @@
 
 namespace rocesim {
 
-struct RunInfo {
-  double wall_time_s = 0;
-  bool partial = false;        // cut short: the results stop at the time reached
-  std::string partial_reason;  // "interrupt" (SIGINT, SIGTERM) or "memory limit"
-  // The same scenario run without its faults (events: pause_storm), for the victim flows; null if none.
-  const Network* baseline = nullptr;
-};
-
-nlohmann::json summary_json(Simulation& s, const RunInfo& info);
-// The files of the workloads' reports (perftest.txt, ...), same-named ones joined.
-std::vector<std::pair<std::string, std::string>> report_files(const Simulation& s);
+// summary.json without `files`: the run's time and events, its warnings, and every output's part.
+nlohmann::json summary_json(const Simulation& s, const RunInfo& info);
+// Every output's files, in order, same-named ones joined (a CSV keeps one header); summary.json not among them.
+// `summary`: summary_json's.
+OutputFiles result_files(const Simulation& s, const RunInfo& info, const nlohmann::json& summary,
+                         const std::string& label);
+// The files of the workloads' own outputs (perftest.txt, nccl-tests.txt, ...), same-named ones joined.
+OutputFiles report_files(const Simulation& s);
 
 }  // namespace rocesim

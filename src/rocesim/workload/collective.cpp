@@ -5,6 +5,7 @@
 
 #include "rocesim/cluster/network.hpp"
 #include "rocesim/collective/report.hpp"
+#include "rocesim/workload/ranks.hpp"
 #include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
@@ -128,7 +129,7 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
   WorkloadFlows out;
   out.resolved = CollectiveParams::schema().dump(p);
   out.install = [p, ranks, program, calls, op, path, sizes](Network& net,
-                                                            uint16_t workload) -> std::shared_ptr<WorkloadReport> {
+                                                            uint16_t workload) -> std::shared_ptr<Output> {
     auto g = install_collectives(net, ranks, p.protocol, program, p.start, workload);
     CollectiveReport::Layout table{
         op, sizes, p.warmup, p.iterations, p.in_place, static_cast<uint32_t>(p.root), p.protocol.algorithm};

@@ -252,7 +252,8 @@ struct Pair {
   const PerftestClient* app = nullptr;
 };
 
-class PerftestReport final : public WorkloadReport {
+// perftest.txt and perftest.csv (the tables ib_write_bw and its kin print), and summary.json's perftest rows.
+class PerftestReport final : public Output {
  public:
   PerftestReport(std::string test, Kind kind, std::vector<Pair> pairs, const Network& net, int64_t qps, int64_t depth)
       : test_(std::move(test)), kind_(kind), pairs_(std::move(pairs)), qps_(qps), depth_(depth) {
@@ -261,7 +262,7 @@ class PerftestReport final : public WorkloadReport {
       csv_names_.push_back({csv_field(names_.back().first), csv_field(names_.back().second)});
     }
   }
-  std::vector<std::pair<std::string, std::string>> files() const override {
+  OutputFiles files(const OutputContext&) override {
     static const std::string line(87, '-');
     std::string txt, csv =
                          "test,client,server,bytes,iterations,bw_peak_gbps,bw_average_gbps,msg_rate_mpps,t_min_us,"
@@ -302,7 +303,7 @@ class PerftestReport final : public WorkloadReport {
     }
     return {{"perftest.txt", txt}, {"perftest.csv", csv}};
   }
-  nlohmann::json summary() const override {
+  nlohmann::json summary(const RunInfo&) const override {
     nlohmann::json j = nlohmann::json::array();
     for (size_t i = 0; i < pairs_.size(); ++i) {
       for (const Row& r : pairs_[i].app->rows()) {
@@ -441,7 +442,7 @@ WorkloadFlows generate_perftest(const YAML::Node& node, const ParseCtx& ctx, con
   const std::string verb = p.test.substr(0, p.test.find('_'));
   const RdmaOp op = verb == "write" ? RdmaOp::kWrite : verb == "send" ? RdmaOp::kSend : RdmaOp::kRead;
   const Kind kind = bw ? Kind::kBw : Kind::kLat;
-  out.install = [p, pairs, op, kind](Network& net, uint16_t workload) -> std::shared_ptr<WorkloadReport> {
+  out.install = [p, pairs, op, kind](Network& net, uint16_t workload) -> std::shared_ptr<Output> {
     std::vector<Pair> done = pairs;
     const int factor = kind == Kind::kLat && op != RdmaOp::kRead ? 2 : 1;
     const int64_t messages = p.iterations * static_cast<int64_t>(p.sizes.size());

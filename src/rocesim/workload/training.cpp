@@ -8,6 +8,7 @@
 #include "rocesim/cluster/network.hpp"
 #include "rocesim/collective/report.hpp"
 #include "rocesim/core/text.hpp"
+#include "rocesim/workload/ranks.hpp"
 #include "rocesim/workload/workload.hpp"
 
 namespace rocesim {
@@ -77,7 +78,7 @@ WorkloadFlows generate_training(const YAML::Node& n, const ParseCtx& ctx, const 
   }
   WorkloadFlows out;
   out.resolved = TrainingParams::schema().dump(p);
-  out.install = [p, ranks, program, calls, path](Network& net, uint16_t workload) -> std::shared_ptr<WorkloadReport> {
+  out.install = [p, ranks, program, calls, path](Network& net, uint16_t workload) -> std::shared_ptr<Output> {
     auto g = install_collectives(net, ranks, p.protocol, program, p.start, workload);
     return std::make_shared<CollectiveReport>(path, g, calls, net, std::nullopt);
   };

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/cluster/output.hpp"
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/registry.hpp"
 #include "rocesim/core/rng.hpp"
@@ -31,25 +32,15 @@ struct WorkloadContext {
 
 class Network;
 
-// What a workload's applications measured beyond the flow records (perftest's tables), as file contents for the
-// output writer and a part of summary.json. Read after the run.
-class WorkloadReport {
- public:
-  virtual ~WorkloadReport() = default;
-  // (file name, content); files of the same name from several workloads are joined (a CSV keeps one header).
-  virtual std::vector<std::pair<std::string, std::string>> files() const = 0;
-  // An object whose keys are joined into summary.json (arrays of several workloads are concatenated).
-  virtual nlohmann::json summary() const = 0;
-};
-
 // One generator's output: its flows, its parameters as used (for summary.json), and the applications it runs
 // instead of (or beside) flows. A flow's `after` is the index of another flow in this list.
 struct WorkloadFlows {
   std::vector<FlowSpec> flows;
   nlohmann::json resolved;
   // Installs the workload's applications on the network's servers before the run (connections, first posts);
-  // `workload` is the workload's index. May return a report (nullptr if none).
-  std::function<std::shared_ptr<WorkloadReport>(Network& net, uint16_t workload)> install;
+  // `workload` is the workload's index. May return what its applications measure beyond the flow records, as
+  // an output (nullptr if nothing).
+  std::function<std::shared_ptr<Output>(Network& net, uint16_t workload)> install;
 };
 
 // A generator: the workload's mapping (of its type) at `path` to flows.
