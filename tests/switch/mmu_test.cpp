@@ -140,7 +140,7 @@ TEST(Mmu, APortsLimitScaleMultipliesItsDynamicThreshold) {
 namespace rocesim {
 TEST(SwitchRegistries, AdmissionEcnAndSchedulerAreSelectedByRegisteredName) {
   EXPECT_EQ(buffer_admission_registry().names(), (std::vector<std::string>{"dynamic", "static"}));
-  EXPECT_EQ(ecn_registry().names(), (std::vector<std::string>{"red", "none"}));
+  EXPECT_EQ(ecn_registry().names(), (std::vector<std::string>{"none", "red"}));
   EXPECT_EQ(scheduler_registry().names(), (std::vector<std::string>{"ets"}));
   EcnParams none;
   none.type = "none";

@@ -2,9 +2,8 @@
 
 namespace rocesim {
 
-const Registry<CcFactory>& cc_registry() {
-  static const Registry<CcFactory> r(
-      "nic.cc", "dcqcn", {cc_none(), cc_dcqcn(), cc_dcqcn_paper(), cc_hpcc(), cc_dctcp(), cc_timely(), cc_ib_cca()});
+Registry<CcFactory>& cc_registry() {
+  static Registry<CcFactory> r("nic.cc", "dcqcn");
   return r;
 }
 

@@ -117,16 +117,10 @@ CcEntry params_cc_entry(const char* name, const char* doc) {
 }
 
 // The registry: `nic.cc` is a name, or a mapping with `type`; dcqcn when absent.
-const Registry<CcFactory>& cc_registry();
+// Filled by the implementations' own files (core/registry.hpp).
+Registry<CcFactory>& cc_registry();
 std::unique_ptr<CcAlgorithm> parse_cc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
 
 // Implementations, one file each (cc_dcqcn.cpp registers two presets).
-CcEntry cc_none();
-CcEntry cc_dcqcn();
-CcEntry cc_dcqcn_paper();
-CcEntry cc_hpcc();
-CcEntry cc_dctcp();
-CcEntry cc_timely();
-CcEntry cc_ib_cca();
 
 }  // namespace rocesim

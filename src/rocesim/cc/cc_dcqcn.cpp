@@ -264,7 +264,13 @@ CcEntry dcqcn_entry(const std::string& preset, const std::string& summary) {
 }
 }  // namespace
 
-CcEntry cc_dcqcn() { return dcqcn_entry("dcqcn", "NVIDIA ConnectX defaults"); }
-CcEntry cc_dcqcn_paper() { return dcqcn_entry("dcqcn-paper", "SIGCOMM 2015 defaults"); }
+static CcEntry cc_dcqcn() { return dcqcn_entry("dcqcn", "NVIDIA ConnectX defaults"); }
+static CcEntry cc_dcqcn_paper() { return dcqcn_entry("dcqcn-paper", "SIGCOMM 2015 defaults"); }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<CcFactory> cc_dcqcn_registered(cc_registry(), cc_dcqcn());
+const Registrar<CcFactory> cc_dcqcn_paper_registered(cc_registry(), cc_dcqcn_paper());
+}  // namespace
 
 }  // namespace rocesim

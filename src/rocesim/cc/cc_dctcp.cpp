@@ -79,6 +79,11 @@ class Dctcp final : public CongestionControl {
 
 }  // namespace
 
-CcEntry cc_dctcp() { return params_cc_entry<DctcpParams, Dctcp>("dctcp", "window on ECN echo"); }
+static CcEntry cc_dctcp() { return params_cc_entry<DctcpParams, Dctcp>("dctcp", "window on ECN echo"); }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<CcFactory> cc_dctcp_registered(cc_registry(), cc_dctcp());
+}  // namespace
 
 }  // namespace rocesim

@@ -147,6 +147,11 @@ class Hpcc final : public CongestionControl {
 
 }  // namespace
 
-CcEntry cc_hpcc() { return params_cc_entry<HpccParams, Hpcc, true>("hpcc", "in-band telemetry"); }
+static CcEntry cc_hpcc() { return params_cc_entry<HpccParams, Hpcc, true>("hpcc", "in-band telemetry"); }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<CcFactory> cc_hpcc_registered(cc_registry(), cc_hpcc());
+}  // namespace
 
 }  // namespace rocesim

@@ -114,12 +114,17 @@ class IbCcaAlgorithm final : public CcAlgorithm {
 
 }  // namespace
 
-CcEntry cc_ib_cca() {
+static CcEntry cc_ib_cca() {
   return {"ib-cca", "InfiniBand congestion control (IBTA annex A10): BECNs raise a CCT index that sets the packet gap",
           [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
             return std::make_unique<IbCcaAlgorithm>(IbCcaParams::schema().parse(n, ctx, path));
           },
           describe_schema<IbCcaParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<CcFactory> cc_ib_cca_registered(cc_registry(), cc_ib_cca());
+}  // namespace
 
 }  // namespace rocesim

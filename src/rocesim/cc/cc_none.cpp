@@ -27,7 +27,7 @@ class NoneAlgorithm final : public CcAlgorithm {
 
 }  // namespace
 
-CcEntry cc_none() {
+static CcEntry cc_none() {
   return {"none",
           "line rate, PFC alone",
           [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
@@ -36,5 +36,10 @@ CcEntry cc_none() {
           },
           {}};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<CcFactory> cc_none_registered(cc_registry(), cc_none());
+}  // namespace
 
 }  // namespace rocesim

@@ -92,6 +92,13 @@ class Timely final : public CongestionControl {
 
 }  // namespace
 
-CcEntry cc_timely() { return params_cc_entry<TimelyParams, Timely>("timely", "rate from RTT gradients (TIMELY)"); }
+static CcEntry cc_timely() {
+  return params_cc_entry<TimelyParams, Timely>("timely", "rate from RTT gradients (TIMELY)");
+}
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<CcFactory> cc_timely_registered(cc_registry(), cc_timely());
+}  // namespace
 
 }  // namespace rocesim

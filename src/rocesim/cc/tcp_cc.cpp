@@ -2,8 +2,8 @@
 
 namespace rocesim {
 
-const Registry<TcpCcFactory>& tcp_cc_registry() {
-  static const Registry<TcpCcFactory> r("tcp.cc", "cubic", {tcp_cc_cubic(), tcp_cc_dctcp(), tcp_cc_reno()});
+Registry<TcpCcFactory>& tcp_cc_registry() {
+  static Registry<TcpCcFactory> r("tcp.cc", "cubic");
   return r;
 }
 

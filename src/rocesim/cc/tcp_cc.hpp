@@ -99,12 +99,10 @@ TcpCcEntry tcp_cc_entry(const char* name, const char* doc) {
 }
 
 // The registry: `tcp.cc` is a name or a mapping with `type`; cubic (the Linux default) when absent.
-const Registry<TcpCcFactory>& tcp_cc_registry();
+// Filled by the implementations' own files (core/registry.hpp).
+Registry<TcpCcFactory>& tcp_cc_registry();
 std::unique_ptr<TcpCcAlgorithm> parse_tcp_cc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path);
 
 // Implementations, one file each.
-TcpCcEntry tcp_cc_reno();
-TcpCcEntry tcp_cc_cubic();
-TcpCcEntry tcp_cc_dctcp();
 
 }  // namespace rocesim

@@ -83,6 +83,11 @@ class Cubic final : public TcpCongestion {
 
 }  // namespace
 
-TcpCcEntry tcp_cc_cubic() { return tcp_cc_entry<CubicParams, Cubic>("cubic", "CUBIC, the Linux default"); }
+static TcpCcEntry tcp_cc_cubic() { return tcp_cc_entry<CubicParams, Cubic>("cubic", "CUBIC, the Linux default"); }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<TcpCcFactory> tcp_cc_cubic_registered(tcp_cc_registry(), tcp_cc_cubic());
+}  // namespace
 
 }  // namespace rocesim

@@ -62,8 +62,13 @@ class TcpDctcp final : public TcpCongestion {
 
 }  // namespace
 
-TcpCcEntry tcp_cc_dctcp() {
+static TcpCcEntry tcp_cc_dctcp() {
   return tcp_cc_entry<TcpDctcpParams, TcpDctcp, true>("dctcp", "DCTCP: cut in proportion to ECN marks");
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<TcpCcFactory> tcp_cc_dctcp_registered(tcp_cc_registry(), tcp_cc_dctcp());
+}  // namespace
 
 }  // namespace rocesim

@@ -34,6 +34,11 @@ class Reno final : public TcpCongestion {
 
 }  // namespace
 
-TcpCcEntry tcp_cc_reno() { return tcp_cc_entry<RenoParams, Reno>("reno", "NewReno: halve on loss"); }
+static TcpCcEntry tcp_cc_reno() { return tcp_cc_entry<RenoParams, Reno>("reno", "NewReno: halve on loss"); }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<TcpCcFactory> tcp_cc_reno_registered(tcp_cc_registry(), tcp_cc_reno());
+}  // namespace
 
 }  // namespace rocesim

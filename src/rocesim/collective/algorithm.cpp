@@ -5,13 +5,8 @@
 
 namespace rocesim {
 
-AlgorithmEntry ring_algorithm();
-AlgorithmEntry tree_algorithm();
-AlgorithmEntry halving_doubling_algorithm();
-
-const Registry<AlgorithmFactory>& collective_algorithm_registry() {
-  static const Registry<AlgorithmFactory> r("protocol.algorithm", "ring",
-                                            {ring_algorithm(), tree_algorithm(), halving_doubling_algorithm()});
+Registry<AlgorithmFactory>& collective_algorithm_registry() {
+  static Registry<AlgorithmFactory> r("protocol.algorithm", "ring");
   return r;
 }
 

@@ -136,7 +136,8 @@ using AlgorithmFactory = std::function<std::unique_ptr<CollectiveAlgorithm>(Grou
 using AlgorithmEntry = Registered<AlgorithmFactory>;
 
 // The algorithms a scenario can name for all-reduce (`protocol.algorithm`); every one of them runs all-reduce.
-const Registry<AlgorithmFactory>& collective_algorithm_registry();
+// Filled by the implementations' own files (core/registry.hpp).
+Registry<AlgorithmFactory>& collective_algorithm_registry();
 // All-to-all: every rank writes its block for each other rank directly (NCCL's send/recv pairs).
 std::unique_ptr<CollectiveAlgorithm> make_pairwise(GroupLayout& g, const ProtocolParams& p);
 // Rings, for the operations other than all-to-all whatever the all-reduce algorithm.

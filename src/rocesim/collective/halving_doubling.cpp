@@ -115,7 +115,7 @@ class HalvingDoubling final : public CollectiveAlgorithm {
 
 }  // namespace
 
-AlgorithmEntry halving_doubling_algorithm() {
+static AlgorithmEntry halving_doubling_algorithm() {
   return {"halving_doubling",
           "recursive halving reduce-scatter then recursive doubling all-gather, nearest partners first (all-reduce)",
           [](GroupLayout& g, const ProtocolParams& p) -> std::unique_ptr<CollectiveAlgorithm> {
@@ -123,5 +123,11 @@ AlgorithmEntry halving_doubling_algorithm() {
           },
           nullptr};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<AlgorithmFactory> halving_doubling_algorithm_registered(collective_algorithm_registry(),
+                                                                        halving_doubling_algorithm());
+}  // namespace
 
 }  // namespace rocesim

@@ -106,8 +106,13 @@ std::unique_ptr<CollectiveAlgorithm> make_ring(GroupLayout& g, const ProtocolPar
   return std::make_unique<Ring>(g, p);
 }
 
-AlgorithmEntry ring_algorithm() {
+static AlgorithmEntry ring_algorithm() {
   return {"ring", "rail-aligned rings, one per channel (NCCL Ring)", make_ring, nullptr};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<AlgorithmFactory> ring_algorithm_registered(collective_algorithm_registry(), ring_algorithm());
+}  // namespace
 
 }  // namespace rocesim

@@ -175,12 +175,17 @@ class Tree final : public CollectiveAlgorithm {
 
 }  // namespace
 
-AlgorithmEntry tree_algorithm() {
+static AlgorithmEntry tree_algorithm() {
   return {"tree", "NCCL's double binary tree between servers, chains inside them (all-reduce)",
           [](GroupLayout& g, const ProtocolParams& p) -> std::unique_ptr<CollectiveAlgorithm> {
             return std::make_unique<Tree>(g, p);
           },
           nullptr};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<AlgorithmFactory> tree_algorithm_registered(collective_algorithm_registry(), tree_algorithm());
+}  // namespace
 
 }  // namespace rocesim

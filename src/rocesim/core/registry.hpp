@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -31,23 +32,21 @@ std::function<void(std::vector<ParamDoc>&, const std::string&)> describe_schema(
   return [](std::vector<ParamDoc>& out, const std::string& prefix) { P::schema().describe(prefix, out); };
 }
 
-// Contract: built once, from a list in one place, and read-only afterwards; names are unique (checked).
+template <class Factory>
+class Registrar;
+
+// Contract: filled before main, by a Registrar in each implementation's own file, and read-only afterwards; names
+// are unique (a second registration of a name ends the program at start-up) and listed in alphabetical order, so
+// the order files are linked in never shows.
 template <class Factory>
 class Registry {
  public:
   using Entry = Registered<Factory>;
   // `path`: the scenario key of the section (e.g. "nic.cc"); `default_name`: the type when the key is absent
   // (empty: the type is required).
-  Registry(std::string path, std::string default_name, std::vector<Entry> entries)
-      : path_(std::move(path)), default_(std::move(default_name)), entries_(std::move(entries)) {
-    for (size_t i = 0; i < entries_.size(); ++i) {
-      for (size_t j = 0; j < i; ++j) {
-        if (entries_[i].name == entries_[j].name) {
-          throw std::logic_error("registry " + path_ + ": '" + entries_[i].name + "' registered twice");
-        }
-      }
-    }
-  }
+  Registry(std::string path, std::string default_name) : path_(std::move(path)), default_(std::move(default_name)) {}
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
 
   std::vector<std::string> names() const {
     std::vector<std::string> out;
@@ -86,9 +85,26 @@ class Registry {
   }
 
  private:
+  friend class Registrar<Factory>;
+  void add(Entry e) {
+    if (find(e.name)) {
+      throw std::logic_error("registry " + path_ + ": '" + e.name + "' registered twice");
+    }
+    const auto at = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& x) { return x.name > e.name; });
+    entries_.insert(at, std::move(e));
+  }
   std::string path_;
   std::string default_;
   std::vector<Entry> entries_;
+};
+
+// Registers one implementation from its own file, before main:
+//   const Registrar<CcFactory> registered(cc_registry(), {"name", "summary", factory, describe_schema<P>()});
+// A library linked as objects keeps every file's registrar (CMakeLists.txt: rocesim_lib is an OBJECT library).
+template <class Factory>
+class Registrar {
+ public:
+  Registrar(Registry<Factory>& r, Registered<Factory> e) { r.add(std::move(e)); }
 };
 
 // The doc of a `type` key whose choices are a registry's: "a (summary), b (summary)".

@@ -45,8 +45,8 @@ double BufferParams::alpha_for(Rate r) const {
   return alpha;
 }
 
-const Registry<AdmissionFactory>& buffer_admission_registry() {
-  static const Registry<AdmissionFactory> r("switch.admission", "dynamic", {dynamic_admission(), static_admission()});
+Registry<AdmissionFactory>& buffer_admission_registry() {
+  static Registry<AdmissionFactory> r("switch.admission", "dynamic");
   return r;
 }
 

@@ -34,9 +34,8 @@ class BufferAdmission {
 // the admission section's).
 using AdmissionFactory = std::function<std::unique_ptr<BufferAdmission>(const BufferParams&)>;
 using AdmissionEntry = Registered<AdmissionFactory>;
-const Registry<AdmissionFactory>& buffer_admission_registry();
-AdmissionEntry dynamic_admission();
-AdmissionEntry static_admission();
+// Filled by the implementations' own files (core/registry.hpp).
+Registry<AdmissionFactory>& buffer_admission_registry();
 
 std::unique_ptr<BufferAdmission> make_buffer_admission(const BufferParams& p);
 

@@ -20,7 +20,7 @@ class DynamicThreshold final : public BufferAdmission {
 
 }  // namespace
 
-AdmissionEntry dynamic_admission() {
+static AdmissionEntry dynamic_admission() {
   return {"dynamic",
           "alpha x the free shared pool",
           [](const BufferParams& p) -> std::unique_ptr<BufferAdmission> {
@@ -28,5 +28,10 @@ AdmissionEntry dynamic_admission() {
           },
           {}};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<AdmissionFactory> dynamic_admission_registered(buffer_admission_registry(), dynamic_admission());
+}  // namespace
 
 }  // namespace rocesim

@@ -15,7 +15,7 @@ class StaticThreshold final : public BufferAdmission {
 
 }  // namespace
 
-AdmissionEntry static_admission() {
+static AdmissionEntry static_admission() {
   return {"static",
           "a fixed limit, static_limit",
           [](const BufferParams& p) -> std::unique_ptr<BufferAdmission> {
@@ -23,5 +23,10 @@ AdmissionEntry static_admission() {
           },
           {}};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<AdmissionFactory> static_admission_registered(buffer_admission_registry(), static_admission());
+}  // namespace
 
 }  // namespace rocesim

@@ -50,9 +50,8 @@ class EcnMarker {
 // factory may return nullptr: no marking.
 using EcnFactory = std::function<std::unique_ptr<EcnMarker>(const EcnParams&)>;
 using EcnEntry = Registered<EcnFactory>;
-const Registry<EcnFactory>& ecn_registry();
-EcnEntry red_ecn();
-EcnEntry no_ecn();
+// Filled by the implementations' own files (core/registry.hpp).
+Registry<EcnFactory>& ecn_registry();
 
 std::unique_ptr<EcnMarker> make_ecn_marker(const EcnParams& p);
 // InfiniBand's FECN marking (IBTA vol 1 annex A10.2.1): above `threshold` a packet is marked with probability

@@ -58,8 +58,8 @@ class Scheduler {
 // `quantum_unit`: the DWRR quantum per unit of weight (the largest frame).
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const EtsParams&, int32_t quantum_unit)>;
 using SchedulerEntry = Registered<SchedulerFactory>;
-const Registry<SchedulerFactory>& scheduler_registry();
-SchedulerEntry ets_scheduler();
+// Filled by the implementations' own files (core/registry.hpp).
+Registry<SchedulerFactory>& scheduler_registry();
 
 std::unique_ptr<Scheduler> make_scheduler(const EtsParams& p, int32_t quantum_unit);
 

@@ -112,7 +112,7 @@ const Schema<EtsParams>& EtsParams::schema() {
   return s;
 }
 
-SchedulerEntry ets_scheduler() {
+static SchedulerEntry ets_scheduler() {
   return {"ets",
           "strict classes, then DWRR by weight",
           [](const EtsParams& p, int32_t quantum_unit) -> std::unique_ptr<Scheduler> {
@@ -121,13 +121,9 @@ SchedulerEntry ets_scheduler() {
           {}};
 }
 
-const Registry<SchedulerFactory>& scheduler_registry() {
-  static const Registry<SchedulerFactory> r("switch.ets", "ets", {ets_scheduler()});
-  return r;
-}
-
-std::unique_ptr<Scheduler> make_scheduler(const EtsParams& p, int32_t quantum_unit) {
-  return scheduler_registry().find(p.type)->make(p, quantum_unit);
-}
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<SchedulerFactory> ets_scheduler_registered(scheduler_registry(), ets_scheduler());
+}  // namespace
 
 }  // namespace rocesim

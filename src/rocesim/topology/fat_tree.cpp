@@ -97,8 +97,13 @@ TopologyGraph build_fat_tree(const YAML::Node& n, const ParseCtx& ctx, const std
 
 }  // namespace
 
-TopologyEntry fat_tree_topology() {
+static TopologyEntry fat_tree_topology() {
   return {"fat-tree", "three-tier k-ary fat-tree", build_fat_tree, describe_schema<FatTreeParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<TopologyBuilder> fat_tree_topology_registered(topology_registry(), fat_tree_topology());
+}  // namespace
 
 }  // namespace rocesim

@@ -135,8 +135,13 @@ TopologyGraph build_topology_file(const YAML::Node& n, const ParseCtx& ctx, cons
 
 }  // namespace
 
-TopologyEntry file_topology() {
+static TopologyEntry file_topology() {
   return {"file", "nodes and links from a file", build_topology_file, describe_schema<FileTopoParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<TopologyBuilder> file_topology_registered(topology_registry(), file_topology());
+}  // namespace
 
 }  // namespace rocesim

@@ -154,8 +154,13 @@ TopologyGraph build_hpcc_topology(const YAML::Node& n, const ParseCtx& ctx, cons
 
 }  // namespace
 
-TopologyEntry hpcc_topology() {
+static TopologyEntry hpcc_topology() {
   return {"hpcc", "the HPCC ns-3 topology format", build_hpcc_topology, describe_schema<HpccTopoParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<TopologyBuilder> hpcc_topology_registered(topology_registry(), hpcc_topology());
+}  // namespace
 
 }  // namespace rocesim

@@ -91,8 +91,13 @@ TopologyGraph build_leaf_spine(const YAML::Node& n, const ParseCtx& ctx, const s
 
 }  // namespace
 
-TopologyEntry leaf_spine_topology() {
+static TopologyEntry leaf_spine_topology() {
   return {"leaf-spine", "two-tier Clos", build_leaf_spine, describe_schema<LeafSpineParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<TopologyBuilder> leaf_spine_topology_registered(topology_registry(), leaf_spine_topology());
+}  // namespace
 
 }  // namespace rocesim

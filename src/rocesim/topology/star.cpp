@@ -38,6 +38,13 @@ TopologyGraph build_star(const YAML::Node& n, const ParseCtx& ctx, const std::st
 
 }  // namespace
 
-TopologyEntry star_topology() { return {"star", "hosts on one switch", build_star, describe_schema<StarParams>()}; }
+static TopologyEntry star_topology() {
+  return {"star", "hosts on one switch", build_star, describe_schema<StarParams>()};
+}
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<TopologyBuilder> star_topology_registered(topology_registry(), star_topology());
+}  // namespace
 
 }  // namespace rocesim

@@ -66,16 +66,12 @@ using TopologyBuilder =
     std::function<TopologyGraph(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir)>;
 using TopologyEntry = Registered<TopologyBuilder>;
 
-const Registry<TopologyBuilder>& topology_registry();
+// Filled by the implementations' own files (core/registry.hpp).
+Registry<TopologyBuilder>& topology_registry();
 // `base_dir`: where relative paths in the scenario (e.g. a topology file) are resolved.
 TopologyGraph build_topology(const YAML::Node& n, const ParseCtx& ctx, const std::string& base_dir);
 
 // Builders, one file each.
-TopologyEntry star_topology();
-TopologyEntry leaf_spine_topology();
-TopologyEntry fat_tree_topology();
-TopologyEntry file_topology();
-TopologyEntry hpcc_topology();
 // Reads the HPCC ns-3 simulator's topology format; graph node i is that simulator's node i.
 TopologyGraph read_hpcc_topology(std::istream& in, const std::string& file);
 

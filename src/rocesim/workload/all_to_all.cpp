@@ -64,8 +64,13 @@ WorkloadFlows generate_all_to_all(const YAML::Node& n, const ParseCtx& ctx, cons
 
 }  // namespace
 
-WorkloadEntry all_to_all_workload() {
+static WorkloadEntry all_to_all_workload() {
   return {"all-to-all", "every host to every other", generate_all_to_all, describe_schema<AllToAllParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<WorkloadGenerator> all_to_all_workload_registered(workload_registry(), all_to_all_workload());
+}  // namespace
 
 }  // namespace rocesim

@@ -140,9 +140,14 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
 
 }  // namespace
 
-WorkloadEntry collective_workload() {
+static WorkloadEntry collective_workload() {
   return {"collective", "NCCL collectives between GPUs (nccl-tests)", generate_collective,
           describe_schema<CollectiveParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<WorkloadGenerator> collective_workload_registered(workload_registry(), collective_workload());
+}  // namespace
 
 }  // namespace rocesim

@@ -126,8 +126,13 @@ WorkloadFlows generate_flow_file(const YAML::Node& n, const ParseCtx& ctx, const
 
 }  // namespace
 
-WorkloadEntry flow_file_workload() {
+static WorkloadEntry flow_file_workload() {
   return {"flows", "flows from a CSV file", generate_flow_file, describe_schema<FlowFileParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<WorkloadGenerator> flow_file_workload_registered(workload_registry(), flow_file_workload());
+}  // namespace
 
 }  // namespace rocesim

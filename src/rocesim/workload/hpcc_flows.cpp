@@ -102,8 +102,13 @@ WorkloadFlows generate_hpcc_flows(const YAML::Node& n, const ParseCtx& ctx, cons
 
 }  // namespace
 
-WorkloadEntry hpcc_flows_workload() {
+static WorkloadEntry hpcc_flows_workload() {
   return {"hpcc-flows", "the HPCC ns-3 flow file", generate_hpcc_flows, describe_schema<HpccFlowParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<WorkloadGenerator> hpcc_flows_workload_registered(workload_registry(), hpcc_flows_workload());
+}  // namespace
 
 }  // namespace rocesim

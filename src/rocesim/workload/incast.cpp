@@ -156,8 +156,13 @@ WorkloadFlows generate_incast(const YAML::Node& n, const ParseCtx& ctx, const st
 
 }  // namespace
 
-WorkloadEntry incast_workload() {
+static WorkloadEntry incast_workload() {
   return {"incast", "N senders to one receiver", generate_incast, describe_schema<IncastParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<WorkloadGenerator> incast_workload_registered(workload_registry(), incast_workload());
+}  // namespace
 
 }  // namespace rocesim

@@ -480,9 +480,14 @@ WorkloadFlows generate_perftest(const YAML::Node& node, const ParseCtx& ctx, con
 
 }  // namespace
 
-WorkloadEntry perftest_workload() {
+static WorkloadEntry perftest_workload() {
   return {"perftest", "linux-rdma perftest: ib_write_bw, ib_read_lat, ...", generate_perftest,
           describe_schema<PerftestParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<WorkloadGenerator> perftest_workload_registered(workload_registry(), perftest_workload());
+}  // namespace
 
 }  // namespace rocesim

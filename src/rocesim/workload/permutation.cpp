@@ -62,9 +62,14 @@ WorkloadFlows generate_permutation(const YAML::Node& n, const ParseCtx& ctx, con
 
 }  // namespace
 
-WorkloadEntry permutation_workload() {
+static WorkloadEntry permutation_workload() {
   return {"permutation", "each host sends to one other, a random cycle", generate_permutation,
           describe_schema<PermutationParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<WorkloadGenerator> permutation_workload_registered(workload_registry(), permutation_workload());
+}  // namespace
 
 }  // namespace rocesim

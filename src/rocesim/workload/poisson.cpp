@@ -91,9 +91,14 @@ WorkloadFlows generate_poisson(const YAML::Node& n, const ParseCtx& ctx, const s
 
 }  // namespace
 
-WorkloadEntry poisson_workload() {
+static WorkloadEntry poisson_workload() {
   return {"poisson", "open-loop arrivals at a load, sizes from a CDF", generate_poisson,
           describe_schema<PoissonParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<WorkloadGenerator> poisson_workload_registered(workload_registry(), poisson_workload());
+}  // namespace
 
 }  // namespace rocesim

@@ -87,9 +87,14 @@ WorkloadFlows generate_training(const YAML::Node& n, const ParseCtx& ctx, const 
 
 }  // namespace
 
-WorkloadEntry training_workload() {
+static WorkloadEntry training_workload() {
   return {"training", "training steps: compute, then collectives (optionally overlapped)", generate_training,
           describe_schema<TrainingParams>()};
 }
+
+namespace {
+// Registered before main (core/registry.hpp).
+const Registrar<WorkloadGenerator> training_workload_registered(workload_registry(), training_workload());
+}  // namespace
 
 }  // namespace rocesim

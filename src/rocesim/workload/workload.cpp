@@ -6,11 +6,8 @@
 
 namespace rocesim {
 
-const Registry<WorkloadGenerator>& workload_registry() {
-  static const Registry<WorkloadGenerator> r(
-      "workload", "",
-      {poisson_workload(), incast_workload(), permutation_workload(), all_to_all_workload(), flow_file_workload(),
-       hpcc_flows_workload(), perftest_workload(), collective_workload(), training_workload()});
+Registry<WorkloadGenerator>& workload_registry() {
+  static Registry<WorkloadGenerator> r("workload", "");
   return r;
 }
 

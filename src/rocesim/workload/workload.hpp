@@ -53,20 +53,12 @@ inline constexpr const char* kTransportDoc =
     "how the flows' data crosses the network: rdma (the fabric's RoCEv2 queue pairs), tcp (the kernel's TCP, see "
     "tcp.*), iwarp (RDMA over a TCP the NIC runs)";
 
-const Registry<WorkloadGenerator>& workload_registry();
+// Filled by the implementations' own files (core/registry.hpp).
+Registry<WorkloadGenerator>& workload_registry();
 WorkloadFlows generate_workload(const YAML::Node& n, const ParseCtx& ctx, const std::string& path,
                                 const WorkloadContext& wc, Rng& rng);
 
 // Generators, one file each.
-WorkloadEntry poisson_workload();
-WorkloadEntry incast_workload();
-WorkloadEntry permutation_workload();
-WorkloadEntry all_to_all_workload();
-WorkloadEntry flow_file_workload();
-WorkloadEntry hpcc_flows_workload();
-WorkloadEntry perftest_workload();
-WorkloadEntry collective_workload();
-WorkloadEntry training_workload();
 
 // Reads the HPCC ns-3 simulator's flow file (count, then `src dst pg dport size start_s` lines, node ids).
 std::vector<FlowSpec> read_hpcc_flows(std::istream& in, const std::string& file, const std::vector<int>& node_host);
