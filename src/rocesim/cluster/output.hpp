@@ -38,9 +38,6 @@ using OutputFiles = std::vector<std::pair<std::string, std::string>>;
 class Output {
  public:
   virtual ~Output() = default;
-  // The files it writes under names the scenario gives (capture.file, output.hpcc.*), known before the run: the
-  // output folder is checked for them.
-  virtual std::vector<std::string> named_files() const { return {}; }
   // Gathers what the run's partitions recorded.
   virtual void collect() {}
   // Its part of summary.json: an object.
@@ -50,13 +47,15 @@ class Output {
   virtual std::vector<std::string> notes() const { return {}; }
 };
 
-// Adds the keys of `part` (an output's summary) to `into`; an array under a key both hold is concatenated.
-inline void merge_summary(nlohmann::json& into, const nlohmann::json& part) {
-  for (const auto& [key, value] : part.items()) {
+// Moves the keys of `part` (an output's summary) into `into`; an array under a key both hold is concatenated.
+inline void merge_summary(nlohmann::json& into, nlohmann::json part) {
+  for (auto& [key, value] : part.items()) {
     if (into.contains(key) && into[key].is_array() && value.is_array()) {
-      into[key].insert(into[key].end(), value.begin(), value.end());
+      for (nlohmann::json& v : value) {
+        into[key].push_back(std::move(v));
+      }
     } else {
-      into[key] = value;
+      into[key] = std::move(value);
     }
   }
 }

@@ -13,6 +13,7 @@ namespace rocesim {
 
 Simulation::Simulation(Scenario sc) : sc_(std::move(sc)) {
   try {
+    check_named_results();
     engine_ = std::make_unique<Engine>(static_cast<uint64_t>(sc_.top.seed), plan_partitions(), threads_);
     build();
   } catch (const InputError& e) {
@@ -305,7 +306,7 @@ void Simulation::keep_records() {
       check_memory(sc_, net_->setup_flows(), "output.flows", line, mode == "all" ? e.messages : e.groups);
 }
 
-void Simulation::make_outputs() {
+void Simulation::check_named_results() const {
   const std::vector<std::string> fixed = fixed_output_names();
   for (const Scenario::NamedResult& r : sc_.named_results) {
     bool taken = std::ranges::find(fixed, r.name) != fixed.end();
@@ -317,6 +318,9 @@ void Simulation::make_outputs() {
                        "'" + r.name + "' is a result rocesim writes under that name (docs/outputs.md); choose another");
     }
   }
+}
+
+void Simulation::make_outputs() {
   for (const OutputKind& k : output_kinds()) {
     if (auto o = k.make(*this)) {
       outputs_.push_back(std::move(o));

@@ -21,6 +21,9 @@ namespace rocesim {
 class Simulation {
  public:
   explicit Simulation(Scenario sc);
+  // Its outputs and the network's nodes hold references into it.
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
   // The first partition's simulator: the whole run's in a run of one partition (what tests step through), and
   // the random streams' seed in any.
   Simulator& sim() { return engine_->sim(0); }
@@ -42,13 +45,17 @@ class Simulation {
   const std::vector<std::unique_ptr<Output>>& outputs() const { return outputs_; }
   // The output of type T (a Capture, a Trace, ...), if the scenario asked for one; else null.
   template <class T>
-  T* output() const {
+  T* output() {
     for (const auto& o : outputs_) {
       if (auto* t = dynamic_cast<T*>(o.get())) {
         return t;
       }
     }
     return nullptr;
+  }
+  template <class T>
+  const T* output() const {
+    return const_cast<Simulation*>(this)->output<T>();
   }
   // The PFC deadlock detector, if switch.pfc.deadlock.detect_after turned it on.
   const DeadlockDetector* deadlock() const { return deadlock_.get(); }
@@ -71,7 +78,9 @@ class Simulation {
   // run whose records would not fit in memory.
   void keep_records();
   Partitioning plan_partitions();
-  // Makes the outputs the scenario asks for; refuses a file name the scenario gives that another output writes.
+  // Refuses a file name the scenario gives (capture.file, output.hpcc.*) that another output writes.
+  void check_named_results() const;
+  // Makes the outputs the scenario asks for.
   void make_outputs();
   Scenario sc_;
   int threads_ = 1;
