@@ -17,9 +17,8 @@ class Report final : public Output {
     shown["files"] = ctx.written;
     shown["files"].push_back("report.html");
     shown["files"].push_back("summary.json");
-    const nlohmann::json data =
-        report_data(s_.net(), s_.now(), s_.scenario().output.warmup, s_.output<TimeSeries>(), shown, ctx.label);
-    return {{"report.html", report_html({data})}};
+    return {{"report.html", report_html({report_data(s_.net(), s_.now(), s_.scenario().output.warmup,
+                                                     s_.output<TimeSeries>(), shown, ctx.label)})}};
   }
 
  private:
