@@ -9,12 +9,14 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "rocesim/switch/credit_control.hpp"
 #include "rocesim/topology/routing.hpp"
 
 namespace rocesim {
 
 Network::Network(Engine& engine, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic,
-                 const CcAlgorithm& cc, wire::Fabric fabric, const std::string& scenario_file)
+                 const CcAlgorithm& cc, wire::Fabric fabric, const InfinibandParams& ib,
+                 const std::string& scenario_file)
     : engine_(engine),
       sim_(engine.sim(0)),
       graph_(g),
@@ -53,8 +55,8 @@ Network::Network(Engine& engine, const TopologyGraph& g, const SwitchParams& sw,
       case NodeKind::kSwitch: {
         node_switch_[i] = static_cast<int>(switches_.size());
         const uint32_t part = engine.partition_of(static_cast<uint32_t>(i));
-        switches_.push_back(std::make_unique<Switch>(engine.sim(part), engine.pool(part), g.nodes[i].name, sw,
-                                                     max_frame, cc.wants_telemetry()));
+        switches_.push_back(make_switch(engine.sim(part), engine.pool(part), g.nodes[i].name, sw, max_frame,
+                                        cc.wants_telemetry(), fabric == wire::Fabric::kInfiniband ? &ib : nullptr));
         switches_.back()->set_graph_id(static_cast<uint32_t>(i));
         switches_.back()->set_outboxes(engine.outboxes(part));
         break;
@@ -513,7 +515,8 @@ void Network::point_dma(uint32_t endpoint, Place memory) {
       const CreditConfig rx = credit_config(nic_params_.rx_buffer, ib_->credit_batch,
                                             Bytes(nics_[endpoint]->max_frame()), scenario_file_, "nic.rx_buffer");
       nics_[endpoint]->set_rx_credits(rx);
-      host_attach_[endpoint].first->set_peer_credits(host_attach_[endpoint].second, rx.buffer_blocks);
+      dynamic_cast<CreditControl&>(host_attach_[endpoint].first->flow_control())
+          .set_peer_credits(host_attach_[endpoint].second, rx.buffer_blocks);
     }
     return;
   }
@@ -722,9 +725,6 @@ std::vector<std::pair<Switch*, uint16_t>> Network::parse_ports(const std::string
 
 void Network::use_credits(const InfinibandParams& ib) {
   ib_ = &ib;
-  for (auto& s : switches_) {
-    s->enable_credits(make_fecn_marker(ib.fecn_threshold, ib.marking_rate));
-  }
   // Each end of a link advertises a buffer per VL sized for the link into it; the other end starts with that many
   // credits (what InfiniBand's link initialisation exchanges).
   const Bytes max_frame(nics_.front()->max_frame());
@@ -737,7 +737,7 @@ void Network::use_credits(const InfinibandParams& ib) {
     }
     for (int e = 0; e < 2; ++e) {
       if (auto* sw = dynamic_cast<Switch*>(lp.node[e])) {
-        sw->set_credits(lp.port[e], cfg[e], cfg[1 - e].buffer_blocks);
+        dynamic_cast<CreditControl&>(sw->flow_control()).set_credits(lp.port[e], cfg[e], cfg[1 - e].buffer_blocks);
       } else {
         static_cast<Nic*>(lp.node[e])->enable_credits(cfg[e], cfg[1 - e].buffer_blocks);
       }

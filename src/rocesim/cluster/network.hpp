@@ -30,8 +30,9 @@ class Network {
   // `fabric`: the link layer under RDMA, which frames every NIC's packets and sizes the switches' largest frame.
   // RoCEv1 throws InputError (key fabric) unless every NIC is on one switch.
   // Each node runs in its partition of `engine` (its simulator and packet pool); links between partitions are cut.
+  // `ib`: the credits' settings, read with the InfiniBand fabric only (its switches run credits, not PFC).
   Network(Engine& engine, const TopologyGraph& g, const SwitchParams& sw, const NicParams& nic, const CcAlgorithm& cc,
-          wire::Fabric fabric, const std::string& scenario_file);
+          wire::Fabric fabric, const InfinibandParams& ib, const std::string& scenario_file);
 
   // Which directions of data a connection carries: A is the end that calls connect, B its peer.
   struct ConnectOptions {

@@ -186,6 +186,11 @@ class Node : public EventHandler {
   void enable_faults(const std::vector<std::pair<Time, Rate>>& in_links);
   bool link_down(uint16_t port) const { return faults_ && faults_->at(port).down; }
 
+  // Applies a PFC frame received on `port` to `ps` (the node's or one of its parts'): a pause takes effect
+  // `response` after the frame arrived and ends with a kEvPauseEnd to this node. Returns the priorities it
+  // resumed (quanta 0).
+  uint8_t apply_pfc(PauseState& ps, uint16_t port, const Packet& pfc, Rate rate, Time response);
+
  protected:
   virtual void receive(Packet* p) = 0;
   virtual void tx_done(uint16_t port) = 0;
@@ -237,10 +242,6 @@ class Node : public EventHandler {
     outboxes_->filling(link.cut_to - 1u).push(at, sim_.take_key(), link.peer, *p);
     pool_.release(p);
   }
-
-  // Applies a received PFC frame to `ps`: a pause takes effect `response` after the frame arrived. Returns the
-  // priorities it resumed (quanta 0).
-  uint8_t apply_pfc(PauseState& ps, uint16_t port, const Packet& pfc, Rate rate, Time response);
 
   // What every packet touches first (one cache line with the vtable pointer), the name last.
   Simulator& sim_;

@@ -108,7 +108,8 @@ Partitioning Simulation::plan_partitions() {
 
 void Simulation::build() {
   check_memory(sc_, 0, "topology", 0);
-  net_ = std::make_unique<Network>(*engine_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, fabric_of(sc_.top.fabric), sc_.file);
+  net_ = std::make_unique<Network>(*engine_, sc_.graph, sc_.sw, sc_.nic, *sc_.cc, fabric_of(sc_.top.fabric), sc_.ib,
+                                   sc_.file);
   if (net_->fabric() == wire::Fabric::kInfiniband) {
     net_->use_credits(sc_.ib);
   }
@@ -206,7 +207,7 @@ void Simulation::build() {
     Bytes need;
     std::string example;
     for (const auto& sw : net_->switches()) {
-      const Switch::ShortHeadroom& h = sw->short_headroom();
+      const ShortHeadroom& h = sw->short_headroom();
       if (h.ports > 0 && (ports == 0 || h.need > need)) {
         need = h.need;
         example = sw->name() + ":" + std::to_string(h.example);

@@ -1,4 +1,5 @@
-// A shared-buffer Ethernet switch with eight traffic classes per port, PFC, ECN marking and ETS scheduling.
+// A switch with eight traffic classes per port: link-level flow control (PFC or InfiniBand credits), ECN marking
+// and ETS scheduling.
 #pragma once
 
 #include <array>
@@ -9,36 +10,19 @@
 #include <vector>
 
 #include "rocesim/core/params.hpp"
-#include "rocesim/net/credits.hpp"
+#include "rocesim/net/credits.hpp"  // InfinibandParams
 #include "rocesim/net/node.hpp"
 #include "rocesim/switch/buffer.hpp"
 #include "rocesim/switch/ecmp.hpp"
 #include "rocesim/switch/ecn.hpp"
+#include "rocesim/switch/flow_control.hpp"
 #include "rocesim/switch/mmu.hpp"
+#include "rocesim/switch/pfc.hpp"
 #include "rocesim/switch/scheduler.hpp"
 #include "rocesim/switch/tagger.hpp"
 #include "rocesim/switch/watchdog.hpp"
 
 namespace rocesim {
-
-// The run's PFC deadlock detector (cluster/deadlock.hpp): off unless detect_after > 0.
-struct DeadlockParams {
-  Time detect_after;   // a cycle of paused queues that has not moved for this long is a deadlock
-  std::string action;  // "stop" the run when one is found, or "continue"
-  static const Schema<DeadlockParams>& schema();
-};
-
-struct PfcParams {
-  std::vector<int64_t> priorities;  // lossless priorities
-  std::string headroom;             // "auto" or a size per ingress port and lossless priority
-  Bytes xon_offset;
-  int64_t quanta = 0;
-  Time response_time;
-  DeadlockParams deadlock;
-  WatchdogParams watchdog;
-  TaggerParams tagger;
-  static const Schema<PfcParams>& schema();
-};
 
 struct SwitchParams {
   Bytes buffer;
@@ -54,11 +38,6 @@ struct SwitchParams {
 // Parses "26:3, 48:6" into a 64-entry DSCP to priority table (unlisted DSCPs map to priority 0).
 std::array<uint8_t, 64> parse_dscp_map(const std::string& s);
 
-// Headroom that absorbs everything in flight after an XOFF trigger (docs/model.md, "PFC headroom"):
-//   2 x max frame (the frame being sent on each side) + the PFC frame + rate x (2 x delay + response time).
-Bytes pfc_headroom(Rate rate, Time delay, Bytes max_frame, Time response_time);
-// A port's headroom per lossless priority: switch.pfc.headroom, or with "auto" pfc_headroom() for its link.
-Bytes port_headroom(const PfcParams& p, Rate rate, Time delay, Bytes max_frame);
 // What a switch sets aside for one port before its shared pool: a reserve for each of the 8 groups and the
 // headroom of each lossless priority.
 Bytes port_set_aside(const SwitchParams& p, Bytes headroom);
@@ -78,35 +57,21 @@ struct RouteTable {
   uint16_t port(const Packet& p, const Ecmp& ecmp) const;
 };
 
-// Drops: the MMU's reasons (switch/mmu.hpp), and kLinkDown (queued for, routed to or in flight on a link
-// that failed) and kNoRoute (no path to the destination in the switch's current routes, after a failure).
+// Drops: the admission's reasons (switch/mmu.hpp), and kLinkDown (queued for, routed to or in flight on a link
+// that failed), kNoRoute (no path to the destination in the switch's current routes, after a failure) and
+// kWatchdog (a queue the PFC watchdog drops).
 
-// Counters of one (port, priority).
-struct PortPrioCounters {
-  int64_t tx_bytes = 0;  // frame bytes sent
-  int64_t tx_packets = 0;
-  int64_t rx_bytes = 0;
-  int64_t max_queue = 0;  // deepest egress queue seen
-  int64_t ecn_marked = 0;
-  std::array<int64_t, kDropReasons> drops{};
-  int64_t xoff_sent = 0;  // PFC frames sent with quanta > 0 for this priority
-  int64_t xon_sent = 0;
-  int64_t max_headroom = 0;  // deepest headroom use seen at ingress
-  Time credit_wait;          // InfiniBand: time the class's head packet waited for credits
-};
-
-class Switch final : public Node {
+// A switch: ingress classification and admission by its link-level flow control (switch/flow_control.hpp),
+// forwarding by its route table and ECMP, egress queues with ECN marking, and a scheduler per port. This is what
+// the rest of the program sees of one; its pipeline is switch/pipeline.hpp, built for one flow control by
+// make_switch().
+class Switch : public Node {
  public:
-  // `max_frame`: the largest frame the hosts send (sizes the headroom and DWRR quantum).
-  // `telemetry`: stamp in-band telemetry on data packets as they leave (HPCC).
-  Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame,
-         bool telemetry = false);
-
   // Wiring, before the run: ports in order, then the routing table.
   uint16_t add_port(const LinkEnd& link);
   const LinkEnd& link(uint16_t port) const { return ports_[port].link; }
   void set_link(uint16_t port, const LinkEnd& link);
-  // Fixes headroom and the shared pool once every port exists; throws InputError if they exceed the buffer.
+  // Sizes the flow control's buffers once every port exists; throws InputError if they exceed the buffer.
   void finalize(const std::string& scenario_file);
   // The forwarding table (possibly shared with other switches) and this switch's ECMP hash seed.
   void set_routes(std::shared_ptr<const RouteTable> table, const Ecmp& ecmp);
@@ -120,21 +85,17 @@ class Switch final : public Node {
   size_t num_ports() const { return ports_.size(); }
   PortPrioCounters counters(uint16_t port, int prio) const;
   const PauseState& pause_state(uint16_t port) const { return pause_states_[port]; }
-  Bytes headroom(uint16_t port) const { return Bytes(ports_[port].headroom); }
-  // With an explicit switch.pfc.headroom on lossless priorities: the ports whose link needs more (what auto would
-  // give it, pfc_headroom()), and the most any of them needs. Set by finalize().
-  struct ShortHeadroom {
-    int ports = 0;
-    Bytes need;
-    uint16_t example = 0;
-  };
-  const ShortHeadroom& short_headroom() const { return short_headroom_; }
-  // The shared pool: the buffer less every port's reserves and headroom.
-  Bytes shared_pool() const { return Bytes(mmu_.shared_pool()); }
+  virtual const LinkFlowControl& flow_control() const = 0;
+  virtual LinkFlowControl& flow_control() = 0;
+  Bytes headroom(uint16_t port) const { return flow_control().headroom(port); }
+  // With an explicit switch.pfc.headroom on lossless priorities: the ports whose link needs more.
+  const ShortHeadroom& short_headroom() const { return flow_control().short_headroom(); }
+  // The shared pool: the buffer less every port's reserves and headroom (0 without a shared-buffer MMU).
+  Bytes shared_pool() const { return flow_control().shared_pool(); }
   int64_t queued_bytes(uint16_t port, int prio) const { return ports_[port].out[prio].qbytes; }
   int64_t sent_packets(uint16_t port, int prio) const { return ports_[port].out[prio].tx_packets; }
-  // Whether this port has asked its upstream to pause `prio` (its ingress group is in XOFF).
-  bool pausing_upstream(uint16_t port, int prio) const { return ports_[port].xoff >> prio & 1u; }
+  // Whether this port has asked its upstream to pause `prio`.
+  bool pausing_upstream(uint16_t port, int prio) const { return flow_control().pausing_upstream(port, prio); }
   // Calls fn(in_port, in_prio) for each packet queued at egress (port, prio), head first: where it came in, and on
   // which priority (another than `prio` if Tagger moved it).
   template <typename F>
@@ -145,43 +106,40 @@ class Switch final : public Node {
   }
   int64_t drops_total() const;
   // PFC frames this port sent that pause at least one priority, and those that only resume.
-  int64_t pfc_pause_frames(uint16_t port) const { return ports_[port].pause_frames; }
-  int64_t pfc_resume_frames(uint16_t port) const { return ports_[port].resume_frames; }
-  uint16_t route(const Packet& p) const;
-  // InfiniBand (net/credits.hpp): switch to credit-based flow control before the run, with per port the receive
-  // buffer it advertises and the one its peer advertises. PFC and the shared-buffer MMU are then unused, and the
-  // switch forwards by the priority (service level) a packet carries, not by its DSCP. `fecn` replaces every
-  // port's ECN marking (switch.ecn).
-  void enable_credits(std::unique_ptr<EcnMarker> fecn);
-  void set_credits(uint16_t port, const CreditConfig& rx, uint32_t peer_buffer_blocks);
-  // The buffer `port`'s peer advertises from now on (before traffic).
-  void set_peer_credits(uint16_t port, uint32_t peer_buffer_blocks);
+  int64_t pfc_pause_frames(uint16_t port) const { return flow_control().pause_frames(port); }
+  int64_t pfc_resume_frames(uint16_t port) const { return flow_control().resume_frames(port); }
+  uint16_t route(const Packet& p) const {
+    const uint16_t set = route_set_[p.dst];
+    const uint32_t b = set_offset_[set];
+    const uint32_t n = set_offset_[set + 1u] - b;
+    // Hashed also when the set has one port (it picks index 0 then): whether it has one depends on the packet's
+    // direction, so a branch on it mispredicted on one switch hop in three or four (cachegrind's branch
+    // simulation, ft16).
+    return set_ports_[b + ecmp_.pick(p, n)];
+  }
   // Packets that arrived beyond the advertised buffer (zero unless a sender ignored its credits).
-  int64_t credit_overflows() const;
+  int64_t credit_overflows() const { return flow_control().overflows(); }
   // The PFC watchdog's storms, if switch.pfc.watchdog is enabled.
   const PfcWatchdog* watchdog() const { return wd_.get(); }
 
- private:
-  // kEvForward: Packet*, after the pipeline latency; kEvPfcRefresh: PfcRefreshArg; kEvRoutes: an index into
-  // scheduled_routes_.
-  enum : uint32_t { kEvForward = kNodeEventBase, kEvPfcRefresh, kEvRoutes, kEvWatchdog, kEvLast };
-  // A refresh of the XOFF numbered `gen` of (port, prio): stale if another XOFF was sent since.
-  struct PfcRefreshArg {
-    uint32_t gen = 0;
-    uint16_t port = 0;
-    uint8_t prio = 0;
-    uint64_t encode() const { return uint64_t{gen} << 24 | uint64_t{port} << 8 | prio; }
-    static PfcRefreshArg decode(uint64_t a) {
-      return {static_cast<uint32_t>(a >> 24), static_cast<uint16_t>(a >> 8), static_cast<uint8_t>(a & 7)};
-    }
-  };
+ protected:
+  // `max_frame`: the largest frame the hosts send (sizes the headroom and DWRR quantum). `telemetry`: stamp
+  // in-band telemetry on data packets as they leave (HPCC). `marker`: every port's ECN marking, if not
+  // switch.ecn's by the port's rate.
+  Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame, bool telemetry,
+         std::unique_ptr<EcnMarker> marker);
+
+  // kEvForward: Packet*, after the pipeline latency; kEvFlowControl: the flow control's timer; kEvRoutes: an
+  // index into scheduled_routes_.
+  enum : uint32_t { kEvForward = kNodeEventBase, kEvRoutes = kEvFlowControl + 1, kEvWatchdog, kEvLast };
+  static_assert(kEvFlowControl == kEvForward + 1, "the flow control's timer kind is the switch's second");
   static_assert(kEvLast <= kMaxEventKinds, "event kinds fit the event queue's six bits");
 
   // Port state is grouped by what one packet touches, a cache line per group: the port's header (two lines: what
   // enqueueing and sending read, then the scheduler's state), then per class one line of egress state (its queue,
-  // linked through the packets, and its counters) and one of ingress state (buffer accounting and counters). A
-  // packet touches its egress class and its ingress class only; the other classes' lines stay out of the cache.
-  // On a 1,024-host fabric the switches hold 14 MB of port state, so each line a hop touches is likely a miss.
+  // linked through the packets, and its counters); the ingress lines are the flow control's. A packet touches its
+  // egress class and its ingress class only; the other classes' lines stay out of the cache. On a 1,024-host
+  // fabric the switches hold 14 MB of port state, so each line a hop touches is likely a miss.
   //
   // One class's egress queue and counters. Packet::next links the queue: no memory besides the packets, and the
   // packet behind the one leaving is known, so it can be prefetched.
@@ -195,33 +153,17 @@ class Switch final : public Node {
     int64_t max_queue = 0;
     int64_t ecn_marked = 0;
   };
-  // Ingress accounting of one priority group (= priority here): bytes held in each bucket, and its counters.
-  struct alignas(64) IngressClass {
-    // The MMU's accounting, with this group's bit of the port's xoff (admission and release read it for every
-    // packet: reading the port's first line instead cost a cache miss per hop on large fabrics).
-    MmuGroup mmu;
-    int64_t rx_bytes = 0;
-    std::array<int64_t, kAdmissionDrops> drops{};  // the MMU's reasons; link failures count in PfcClass
-  };
-  // What only PFC frames, the use of headroom and link failures touch.
-  struct PfcClass {
-    uint32_t refresh_gen = 0;
-    int64_t xoff_sent = 0;
-    int64_t xon_sent = 0;
-    int64_t max_headroom = 0;                                           // deepest headroom use seen at ingress
-    std::array<int64_t, kDropReasons - kAdmissionDrops> fault_drops{};  // kLinkDown, kNoRoute (at ingress)
-  };
   struct alignas(64) Port {
     // Serialising until busy_until_[port]. A kEvTxDone is scheduled only when something waits for the port then
-    // (a queued packet or a PFC frame), so a port that goes idle costs no event.
+    // (a queued packet or a control frame), so a port that goes idle costs no event.
     bool txdone_pending = false;
-    uint8_t pfc_pending = 0;  // priorities whose state must be signalled upstream
-    uint8_t xoff = 0;         // priorities we have asked the upstream port to pause
+    uint8_t owed = 0;  // classes whose link-level state the flow control must signal upstream (a control frame)
     // Classes whose view.head_bytes is stale: the new head's size is read at the next dequeue decision (a
     // serialisation time later, after a prefetch) rather than at once, which would wait for memory.
     uint8_t stale = 0;
-    // A copy of the port's PauseState::armed: a port never paused does not touch its pause state's cache line.
-    uint8_t pause_armed = 0;
+    // The flow control's may_block(): zero while nothing can hold a class of this port back, so that a port
+    // never paused does not touch its pause state's cache line.
+    uint8_t may_block = 0;
     ClassView view;  // head sizes per class, kept current by enqueue and dequeue
     // The link as sending reads it (a copy of `link`): in this line, so that a send reads two lines of the
     // header (this and the scheduler's) instead of three.
@@ -230,80 +172,25 @@ class Switch final : public Node {
     int64_t ecn_silent = INT64_MAX;  // ecn->silent_up_to(): no marking (nor the marker's memory) up to this depth
     SchedulerState sched;            // the second line of the header: the scheduler's state of this port
     std::array<EgressClass, 8> out;
-    std::array<IngressClass, 8> in;
-    // Read rarely: when a packet spills into headroom, for PFC frames, and with in-band telemetry.
+    // Read rarely: for control frames, with in-band telemetry and on faults.
     LinkEnd link;
-    int64_t headroom = 0;
     int64_t q_total = 0;   // frame bytes queued, all priorities (INT qlen; kept only with telemetry)
     int64_t tx_total = 0;  // frame bytes sent, all priorities (INT tx_bytes; kept only with telemetry)
-    std::array<PfcClass, 8> pfc;
-    int64_t pause_frames = 0;
-    int64_t resume_frames = 0;
+    // Drops at ingress for kLinkDown, kNoRoute and kWatchdog, per class.
+    std::array<std::array<int64_t, kDropReasons - kAdmissionDrops>, 8> fault_drops{};
   };
-  static_assert(sizeof(EgressClass) == 64 && sizeof(IngressClass) == 64, "one cache line per class and side");
+  static_assert(sizeof(EgressClass) == 64, "one cache line per egress class");
   static_assert(offsetof(Port, sched) == 64 && offsetof(Port, out) == 128,
                 "the port header is two cache lines; enqueueing behind a busy port needs only the first");
 
-  void receive(Packet* p) override;
-  void prefetch(uint32_t kind, uint64_t arg) const override;
-  void tx_done(uint16_t port) override;
-  void pause_ended(uint16_t port, uint8_t mask) override {
-    ports_[port].pause_armed = pause_states_[port].armed;
-    try_send(port);
-  }
-  void on_event(uint32_t kind, uint64_t arg) override;
-  void link_changed(uint16_t port, bool up) override;
-  void lost_to_link(Packet* p, uint16_t port, bool at_egress) override;
-  // enqueue() of a packet whose egress is dead or that has no route: dropped after admission.
-  void drop_admitted(Packet* p, DropReason r);
-
-  bool admit(Packet* p);
-  // Inlined into send_next, its hot caller (out of line it measured 5 % slower on ft8-perm-hpcc).
-  [[gnu::always_inline]] inline void release(Packet* p);
-  void enqueue(Packet* p);
-  // Sends the next frame on `port` if it is free; if it is busy, makes sure a kEvTxDone will come. The busy case
-  // (about half the calls on a loaded fabric) is inline: a call to the whole of sending cost its register saves
-  // and restores for nothing.
-  void try_send(uint16_t port) {
-    if (sim_.now() < busy_until_[port]) {
-      wake_when_busy(port);
-      return;
-    }
-    send_next(port);
-  }
-  void wake_when_busy(uint16_t port) {
-    if (Port& pt = ports_[port]; !pt.txdone_pending) {
-      pt.txdone_pending = true;
-      sim_.at(busy_until_[port], this, kEvTxDone, wake_arg(port, -1));
-    }
-  }
-  // try_send() on a free port.
-  void send_next(uint16_t port);
-  void send_pfc(uint16_t port);
-  void send_credit(uint16_t port);
-  void on_credit(Packet* p);
-  // The classes of `port` whose head packet has no credits at the peer.
-  uint8_t credit_blocked(uint16_t out) const;
-  // Takes the head packet of class c off the port's queue.
-  Packet* dequeue(Port& port, int c);
-  void stamp_telemetry(Port& port, Packet* p);
-  // After a send: a kEvTxDone when the port is free, if something is already waiting for it. `served`: the class
-  // just sent from (-1 for a PFC frame).
-  [[gnu::always_inline]] inline void wake_when_free(uint16_t port, int served);
-  // The kEvTxDone argument for `port`, with the packet likely to leave next as the hint: the head of the class
-  // just served if it has one, else of the lowest non-empty class.
-  uint64_t wake_arg(uint16_t port, int served) const;
-  void drop(Packet* p, DropReason r);
-  // In runs with fabric events, or while the watchdog drops a queue's packets: why a packet routed to `out` on `prio`
-  // cannot be queued there (no route, a dead link, a watchdog dropping the queue's packets), if it cannot.
-  std::optional<DropReason> refused(uint16_t out, int prio);
-  // With Tagger: the egress class of a packet routed to `out` (its priority moves if it bounces, and its DSCP with it).
-  int tag(Packet* p, uint16_t out);
+  // What the flow control is given to work with.
+  FlowControlHost flow_control_host() { return {*this, sim_, pool_, pause_states_, params_, max_frame_}; }
+  // finalize() is done: the pipeline reads what the flow control now knows of each port.
+  virtual void ready() = 0;
   void poll_watchdog();
-  // A queue enters or leaves the watchdog's storm mode.
-  void storm_changed(uint16_t port, int prio, bool storm);
-  // Drops every packet queued at egress (port, class c) for reason r; returns how many.
-  int64_t flush(uint16_t port, int c, DropReason r);
+  // A queue enters or leaves the watchdog's storm mode (the pipeline applies the drop action's flush).
+  virtual void storm_changed(uint16_t port, int prio, bool storm) = 0;
+  void install_routes(uint64_t index);
   // ECN marking (at enqueue or dequeue, `ecn.at`): CE with the port's marking curve at the class's depth; an
   // ECN-capable packet only, and counted once per packet.
   void maybe_mark(const Port& port, EgressClass& q, Packet* p) {
@@ -313,22 +200,19 @@ class Switch final : public Node {
     }
   }
 
-  // What every packet touches comes first and together (about four cache lines); on a large fabric a switch is
-  // visited every few hundred events, and its state scattered over the object cost a miss per field.
-  Mmu mmu_;
+  // What every packet touches comes first and together; on a large fabric a switch is visited every few
+  // hundred events, and its state scattered over the object cost a miss per field.
   int64_t max_frame_;
   Time latency_;  // params_.latency
   std::vector<Port> ports_;
   // Per port, when it finishes the frame it is sending: apart from the ports, so that an arrival's prefetch can
   // tell from a line in cache whether the port will be idle, and only then load what sending needs.
   std::vector<Time> busy_until_;
-  std::vector<PauseState> pause_states_;
-  std::unique_ptr<Scheduler> sched_;  // for every port (each port keeps its own state)
+  std::vector<PauseState> pause_states_;  // per port: what its peer asked (PFC; never set on InfiniBand)
+  std::unique_ptr<Scheduler> sched_;      // for every port (each port keeps its own state)
   uint8_t lossless_ = 0;
-  ShortHeadroom short_headroom_;
   bool ecn_at_dequeue_ = false;
   bool telemetry_ = false;
-  bool credits_ = false;  // InfiniBand: credit_tx_ and credit_rx_ in use
   // Queues in the watchdog's storm mode with the drop action: while any is, enqueue checks refused().
   int16_t storms_dropping_ = 0;
   TagTable tags_;             // Tagger's moves (tags_.active: on)
@@ -346,10 +230,13 @@ class Switch final : public Node {
   SwitchParams params_;
   // Marking curves are stateless: ports of one rate share one, which stays in cache.
   std::vector<std::pair<Rate, std::unique_ptr<EcnMarker>>> markers_;
-  std::unique_ptr<PfcWatchdog> wd_;  // only with switch.pfc.watchdog.enabled
-  // InfiniBand: per port, the credits of what it sends and of what it receives; empty on Ethernet.
-  std::vector<CreditTx> credit_tx_;
-  std::vector<CreditRx> credit_rx_;
+  std::unique_ptr<EcnMarker> marker_;  // every port's, if given
+  std::unique_ptr<PfcWatchdog> wd_;    // only with switch.pfc.watchdog.enabled
 };
+
+// A switch with PFC over a shared-buffer MMU (Ethernet), or with InfiniBand's credits if `ib` is given (FECN
+// marking from its settings replaces switch.ecn).
+std::unique_ptr<Switch> make_switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p,
+                                    Bytes max_frame, bool telemetry, const InfinibandParams* ib);
 
 }  // namespace rocesim
