@@ -44,6 +44,7 @@ void Node::enable_faults(const std::vector<std::pair<Time, Rate>>& in_links) {
   for (const auto& [delay, rate] : in_links) {
     faults_->push_back(LinkFault{delay, rate});
   }
+  faults_enabled();
 }
 
 // A dead link carries no pause: what the peer asked of this port is void (its pause state is cleared, the time

@@ -199,6 +199,8 @@ class Node : public EventHandler {
   virtual void pause_ended(uint16_t port, uint8_t mask) = 0;
   // The link on `port` went down or came up (its received pause state is cleared already).
   virtual void link_changed(uint16_t port, bool up) = 0;
+  // enable_faults() was called: the node may now check its links.
+  virtual void faults_enabled() {}
   // A frame lost to a link failure: sent on a dead link (`port`, at_egress) or arriving from one. The node
   // counts it and returns it to the pool.
   virtual void lost_to_link(Packet* p, uint16_t port, bool at_egress) = 0;

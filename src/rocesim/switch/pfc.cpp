@@ -108,10 +108,10 @@ Bytes port_headroom(const PfcParams& p, Rate rate, Time delay, Bytes max_frame) 
 }
 
 PfcControl::PfcControl(const FlowControlHost& host)
-    : host_(host),
-      mmu_(host.params.buffer.count(), host.params.admission.reserved.count(), host.params.pfc.xon_offset.count(),
+    : mmu_(host.params.buffer.count(), host.params.admission.reserved.count(), host.params.pfc.xon_offset.count(),
            host.max_frame, make_buffer_admission(host.params.admission)),
       lossless_(host.params.pfc.lossless()),
+      host_(host),
       quanta_(host.params.pfc.quanta),
       response_time_(host.params.pfc.response_time) {}
 

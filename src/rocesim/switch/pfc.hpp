@@ -144,14 +144,15 @@ class PfcControl final : public LinkFlowControl {
     std::array<Class, 8> cls;
   };
 
-  FlowControlHost host_;
+  // What every packet touches first (it follows the switch's own hot state).
   Mmu mmu_;
-  uint8_t lossless_;
-  int64_t quanta_;
-  Time response_time_;
   // Per port: the ingress lines admission touches, and the rest.
   std::vector<std::array<IngressLine<MmuGroup>, 8>> in_;
   std::vector<Port> ports_;
+  uint8_t lossless_;
+  FlowControlHost host_;
+  int64_t quanta_;
+  Time response_time_;
   ShortHeadroom short_headroom_;
 };
 

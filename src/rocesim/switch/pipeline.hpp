@@ -11,7 +11,8 @@
 
 namespace rocesim {
 
-template <typename Fc>
+// `kMarkOnDequeue`: ECN marking as a packet leaves its queue (switch.ecn.at: dequeue), else as it joins it.
+template <typename Fc, bool kMarkOnDequeue>
 class SwitchOn final : public Switch {
  public:
   SwitchOn(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame, bool telemetry,
@@ -66,17 +67,20 @@ class SwitchOn final : public Switch {
   void enqueue(Packet* p) {
     const uint16_t out = route(*p);
     int c = p->priority;
-    if (faults_ || storms_dropping_ || tags_.active) [[unlikely]] {
-      c = tags_.active ? tag(p, out) : c;
-      if (const auto why = refused(out, c)) {
-        drop_admitted(p, *why);
-        return;
+    if (!on_route_.empty()) [[unlikely]] {
+      for (EgressStage* s : on_route_) {
+        if (const auto why = s->on_route(p, out, c)) {
+          drop_admitted(p, *why);
+          return;
+        }
       }
     }
     Port& port = ports_[out];
     EgressClass& q = port.out[c];
-    if (!ecn_at_dequeue_ && fc_.may_mark(out, c)) {
-      maybe_mark(port, q, p);
+    if constexpr (!kMarkOnDequeue) {
+      if (fc_.may_mark(out, c)) {
+        maybe_mark(port, q, p);
+      }
     }
     p->next = nullptr;
     if (q.tail) {
@@ -89,9 +93,7 @@ class SwitchOn final : public Switch {
     q.tail = p;
     ++q.size;
     q.qbytes += p->frame;
-    if (telemetry_) {
-      port.q_total += p->frame;
-    }
+    port.queued += p->frame;
     q.max_queue = std::max(q.max_queue, q.qbytes);
     try_send(out);
   }
@@ -133,10 +135,12 @@ class SwitchOn final : public Switch {
     }
     EgressClass& q = port.out[c];
     Packet* p = dequeue(port, c);
-    if (telemetry_) {
-      stamp_telemetry(port, p);
+    if (!on_leave_.empty()) [[unlikely]] {
+      for (EgressStage* s : on_leave_) {
+        s->on_leave(p, out, port.queued, true);
+      }
     }
-    if (ecn_at_dequeue_) {
+    if constexpr (kMarkOnDequeue) {
       maybe_mark(port, q, p);
     }
     release(p);
@@ -183,25 +187,8 @@ class SwitchOn final : public Switch {
       port.stale |= static_cast<uint8_t>(1u << c);
     }
     q.qbytes -= p->frame;
-    if (telemetry_) {
-      port.q_total -= p->frame;
-    }
+    port.queued -= p->frame;
     return p;
-  }
-
-  // HPCC's in-band telemetry (Li et al., SIGCOMM 2019): each hop a data packet leaves appends the port's
-  // cumulative bytes sent, the time, its queue length and its rate.
-  void stamp_telemetry(Port& port, Packet* p) {
-    port.tx_total += p->frame;
-    if (p->kind != PacketKind::kData || p->int_hops() >= kMaxIntHops) {
-      return;
-    }
-    PacketExt& x = pool_.ext(p);
-    IntHop& h = x.telemetry[x.int_hops++];
-    h.tx_bytes = static_cast<uint64_t>(port.tx_total);
-    h.ts = sim_.now();
-    h.qlen = static_cast<uint32_t>(port.q_total);
-    h.rate_mbps = static_cast<uint32_t>(port.link.rate.bps() / 1000'000);
   }
 
   // After a send: a kEvTxDone when the port is free, if something is already waiting for it. `served`: the class
@@ -290,34 +277,8 @@ class SwitchOn final : public Switch {
     }
   }
 
-  // In runs with fabric events, or while the watchdog drops a queue's packets: why a packet routed to `out` on
-  // `prio` cannot be queued there (no route, a dead link, a watchdog dropping the queue's packets), if it cannot.
-  std::optional<DropReason> refused(uint16_t out, int prio) {
-    if (out == RouteTable::kNoRoute) {
-      return DropReason::kNoRoute;
-    }
-    if (faults_ && (*faults_)[out].down) {
-      return DropReason::kLinkDown;
-    }
-    if (wd_ && wd_->drops(out, prio)) {
-      wd_->count_drop(out, prio);
-      return DropReason::kWatchdog;
-    }
-    return std::nullopt;
-  }
-  // With Tagger: the egress class of a packet routed to `out` (its priority moves if it bounces, and its DSCP with
-  // it).
-  int tag(Packet* p, uint16_t out) {
-    const int c = p->priority;
-    if (out >= ports_.size() || !upward_[out] || !upward_[p->in_port] || tags_.next[c] == c) {
-      return c;
-    }
-    const int to = tags_.next[c];
-    p->dscp = tags_.dscp[to];
-    return to;
-  }
-
-  // Storm mode: `drop` empties the queue now (and refused() drops what is routed to it), `forward` sends as if
+  // Storm mode: `drop` empties the queue now (and the watchdog's stage drops what is routed to it), `forward` sends
+  // as if
   // the peer's pauses had not come; leaving it, the queue obeys pauses again.
   void storm_changed(uint16_t port, int prio, bool storm) override {
     PauseState& ps = pause_states_[port];
@@ -325,11 +286,8 @@ class SwitchOn final : public Switch {
       ps.ignored =
           storm ? static_cast<uint8_t>(ps.ignored | 1u << prio) : static_cast<uint8_t>(ps.ignored & ~(1u << prio));
       try_send(port);
-    } else if (wd_->action() == PfcWatchdog::Action::kDrop) {
-      storms_dropping_ += storm ? 1 : -1;
-      if (storm) {
-        wd_->count_drops(port, prio, flush(port, prio, DropReason::kWatchdog));
-      }
+    } else if (wd_->action() == PfcWatchdog::Action::kDrop && storm) {
+      wd_->count_drops(port, prio, flush(port, prio, DropReason::kWatchdog));
     }
   }
 
@@ -369,8 +327,9 @@ class SwitchOn final : public Switch {
     while (Packet* p = q.head) {
       q.head = p->next;
       q.qbytes -= p->frame;
-      if (telemetry_) {
-        pt.q_total -= p->frame;
+      pt.queued -= p->frame;
+      for (EgressStage* s : on_leave_) {
+        s->on_leave(p, port, pt.queued, false);
       }
       drop_admitted(p, r);
       ++n;

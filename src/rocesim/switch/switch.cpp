@@ -87,16 +87,15 @@ const char* to_string(DropReason r) {
 Switch::Switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p, Bytes max_frame,
                bool telemetry, std::unique_ptr<EcnMarker> marker)
     : Node(sim, pool, std::move(name), NodeKind::kSwitch),
+      params_(p),
+      marker_(std::move(marker)),
       max_frame_(wire::on_wire(static_cast<int>(max_frame.count()))),
+      lossless_(p.pfc.lossless()),
+      telemetry_(telemetry),
       latency_(p.latency),
       sched_(make_scheduler(p.ets, static_cast<int32_t>(max_frame_))),
-      lossless_(p.pfc.lossless()),
-      ecn_at_dequeue_(p.ecn.at == "dequeue"),
-      telemetry_(telemetry),
       dscp_to_prio_(parse_dscp_map(p.dscp_map)),
-      rng_(sim.rng("switch." + name_)),
-      params_(p),
-      marker_(std::move(marker)) {
+      rng_(sim.rng("switch." + name_)) {
   pause_ = &pause_states_;
 }
 
@@ -117,7 +116,7 @@ uint16_t Switch::add_port(const LinkEnd& link) {
   }
   ports_.back().ecn = ecn;
   if (ecn) {
-    ports_.back().ecn_silent = ecn->silent_up_to().count();
+    ports_.back().ecn_silent = static_cast<int32_t>(std::min<int64_t>(ecn->silent_up_to().count(), INT32_MAX));
   }
   pause_states_.emplace_back();
   return static_cast<uint16_t>(ports_.size() - 1);
@@ -129,21 +128,39 @@ void Switch::set_link(uint16_t port, const LinkEnd& link) {
 }
 
 void Switch::finalize(const std::string& scenario_file) {
-  if (const int missing = tags_.build(params_.pfc.tagger, dscp_to_prio_); missing >= 0) {
-    throw InputError(
-        scenario_file, 0, "switch.pfc.tagger.priorities",
-        "Tagger moves packets to priority " + std::to_string(missing) + ", which no DSCP of switch.dscp_map maps to");
-  }
+  scenario_file_ = scenario_file;
   if (params_.pfc.watchdog.enabled && lossless_) {
     wd_ = std::make_unique<PfcWatchdog>(params_.pfc.watchdog, lossless_, ports_.size());
     sim_.at(params_.pfc.watchdog.poll, this, kEvWatchdog);
   }
+  build_stages();
+  flow_control().finalize(port_links(), name_, scenario_file);
+  ready();
+}
+
+std::vector<LinkEnd> Switch::port_links() const {
   std::vector<LinkEnd> links;
   for (const Port& p : ports_) {
     links.push_back(p.link);
   }
-  flow_control().finalize(links, name_, scenario_file);
-  ready();
+  return links;
+}
+
+void Switch::build_stages() {
+  const std::vector<LinkEnd> links = port_links();
+  stages_ = make_egress_stages(EgressStageContext{*this, sim_, pool_, params_, links, upward_, dscp_to_prio_,
+                                                  telemetry_, faults_ != nullptr, wd_.get(), scenario_file_});
+  on_route_.clear();
+  on_leave_.clear();
+  for (const auto& s : stages_) {
+    const uint8_t h = s->hooks();
+    if (h & EgressStage::kRoute) {
+      on_route_.push_back(s.get());
+    }
+    if (h & EgressStage::kLeave) {
+      on_leave_.push_back(s.get());
+    }
+  }
 }
 
 void Switch::set_routes(std::shared_ptr<const RouteTable> table, const Ecmp& ecmp) {

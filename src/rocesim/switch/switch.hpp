@@ -15,6 +15,7 @@
 #include "rocesim/switch/buffer.hpp"
 #include "rocesim/switch/ecmp.hpp"
 #include "rocesim/switch/ecn.hpp"
+#include "rocesim/switch/egress_stage.hpp"
 #include "rocesim/switch/flow_control.hpp"
 #include "rocesim/switch/mmu.hpp"
 #include "rocesim/switch/pfc.hpp"
@@ -169,13 +170,12 @@ class Switch : public Node {
     // header (this and the scheduler's) instead of three.
     TxLink tx;
     const EcnMarker* ecn = nullptr;  // this port's marking curve (depends on its rate with ecn.by_rate)
-    int64_t ecn_silent = INT64_MAX;  // ecn->silent_up_to(): no marking (nor the marker's memory) up to this depth
+    int32_t ecn_silent = INT32_MAX;  // ecn->silent_up_to(): no marking (nor the marker's memory) up to this depth
+    uint32_t queued = 0;             // frame bytes queued, all classes (what in-band telemetry reports)
     SchedulerState sched;            // the second line of the header: the scheduler's state of this port
     std::array<EgressClass, 8> out;
-    // Read rarely: for control frames, with in-band telemetry and on faults.
+    // Read rarely: for control frames and on faults.
     LinkEnd link;
-    int64_t q_total = 0;   // frame bytes queued, all priorities (INT qlen; kept only with telemetry)
-    int64_t tx_total = 0;  // frame bytes sent, all priorities (INT tx_bytes; kept only with telemetry)
     // Drops at ingress for kLinkDown, kNoRoute and kWatchdog, per class.
     std::array<std::array<int64_t, kDropReasons - kAdmissionDrops>, 8> fault_drops{};
   };
@@ -187,12 +187,16 @@ class Switch : public Node {
   FlowControlHost flow_control_host() { return {*this, sim_, pool_, pause_states_, params_, max_frame_}; }
   // finalize() is done: the pipeline reads what the flow control now knows of each port.
   virtual void ready() = 0;
+  // The egress stages this switch's scenario enables (switch/egress_stage.hpp), by the hook each has.
+  void build_stages();
+  std::vector<LinkEnd> port_links() const;
+  void faults_enabled() override { build_stages(); }
   void poll_watchdog();
   // A queue enters or leaves the watchdog's storm mode (the pipeline applies the drop action's flush).
   virtual void storm_changed(uint16_t port, int prio, bool storm) = 0;
   void install_routes(uint64_t index);
-  // ECN marking (at enqueue or dequeue, `ecn.at`): CE with the port's marking curve at the class's depth; an
-  // ECN-capable packet only, and counted once per packet.
+  // ECN marking (at enqueue or dequeue, `ecn.at`, the pipeline's choice): CE with the port's marking curve at the
+  // class's depth; an ECN-capable packet only, and counted once per packet.
   void maybe_mark(const Port& port, EgressClass& q, Packet* p) {
     if (q.qbytes > port.ecn_silent && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(q.qbytes), rng_)) {
       q.ecn_marked += p->ecn != wire::kCe;
@@ -200,38 +204,41 @@ class Switch : public Node {
     }
   }
 
-  // What every packet touches comes first and together; on a large fabric a switch is visited every few
-  // hundred events, and its state scattered over the object cost a miss per field.
-  int64_t max_frame_;
-  Time latency_;  // params_.latency
-  std::vector<Port> ports_;
-  // Per port, when it finishes the frame it is sending: apart from the ports, so that an arrival's prefetch can
-  // tell from a line in cache whether the port will be idle, and only then load what sending needs.
-  std::vector<Time> busy_until_;
-  std::vector<PauseState> pause_states_;  // per port: what its peer asked (PFC; never set on InfiniBand)
-  std::unique_ptr<Scheduler> sched_;      // for every port (each port keeps its own state)
-  uint8_t lossless_ = 0;
-  bool ecn_at_dequeue_ = false;
-  bool telemetry_ = false;
-  // Queues in the watchdog's storm mode with the drop action: while any is, enqueue checks refused().
-  int16_t storms_dropping_ = 0;
-  TagTable tags_;             // Tagger's moves (tags_.active: on)
-  std::vector<char> upward_;  // per port: toward a higher level
-  std::array<uint8_t, 64> dscp_to_prio_{};
-  // routes_'s arrays, read directly (one pointer less to follow per packet).
-  const uint16_t* route_set_ = nullptr;
-  const uint32_t* set_offset_ = nullptr;
-  const uint16_t* set_ports_ = nullptr;
-  std::shared_ptr<const RouteTable> routes_;
-  std::vector<std::shared_ptr<const RouteTable>> scheduled_routes_;  // kEvRoutes's argument indexes these
-  size_t routes_installed_ = 0;                                      // one past the newest installed
-  Ecmp ecmp_;
-  Rng rng_;
+  // Read at set-up, by outputs and on failures.
   SwitchParams params_;
   // Marking curves are stateless: ports of one rate share one, which stays in cache.
   std::vector<std::pair<Rate, std::unique_ptr<EcnMarker>>> markers_;
   std::unique_ptr<EcnMarker> marker_;  // every port's, if given
   std::unique_ptr<PfcWatchdog> wd_;    // only with switch.pfc.watchdog.enabled
+  std::vector<std::unique_ptr<EgressStage>> stages_;
+  std::string scenario_file_;  // for the stages' errors
+  std::shared_ptr<const RouteTable> routes_;
+  std::vector<std::shared_ptr<const RouteTable>> scheduled_routes_;  // kEvRoutes's argument indexes these
+  size_t routes_installed_ = 0;                                      // one past the newest installed
+  std::vector<char> upward_;                                         // per port: toward a higher level
+  std::vector<PauseState> pause_states_;  // per port: what its peer asked (PFC; never set on InfiniBand)
+  int64_t max_frame_;
+  uint8_t lossless_ = 0;
+  bool telemetry_ = false;
+  // What every packet touches comes last and together, next to the flow control's own (SwitchOn::fc_): on a large
+  // fabric a switch is visited every few hundred events, and its state scattered over the object cost a miss per
+  // field.
+  Time latency_;  // params_.latency
+  std::vector<Port> ports_;
+  // Per port, when it finishes the frame it is sending: apart from the ports, so that an arrival's prefetch can
+  // tell from a line in cache whether the port will be idle, and only then load what sending needs.
+  std::vector<Time> busy_until_;
+  std::unique_ptr<Scheduler> sched_;  // for every port (each port keeps its own state)
+  // The egress stages with each hook, in order (empty in a run that enables none).
+  std::vector<EgressStage*> on_route_;
+  std::vector<EgressStage*> on_leave_;
+  std::array<uint8_t, 64> dscp_to_prio_{};
+  // routes_'s arrays, read directly (one pointer less to follow per packet).
+  const uint16_t* route_set_ = nullptr;
+  const uint32_t* set_offset_ = nullptr;
+  const uint16_t* set_ports_ = nullptr;
+  Ecmp ecmp_;
+  Rng rng_;
 };
 
 // A switch with PFC over a shared-buffer MMU (Ethernet), or with InfiniBand's credits if `ib` is given (FECN
