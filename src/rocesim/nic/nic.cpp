@@ -583,16 +583,16 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kEvPost:
       on_post(static_cast<uint32_t>(arg));
       break;
-    case kEvTcpRx:
+    case kEvSegmentProcessed:
       tcp_->on_processed(reinterpret_cast<Packet*>(arg));
       break;
-    case kEvTcpCopied:
+    case kEvSegmentCopied:
       tcp_->on_copied(static_cast<uint32_t>(arg));
       break;
-    case kEvTcpRto:
+    case kEvTransportRto:
       tcp_->on_rto(static_cast<uint32_t>(arg));
       break;
-    case kEvTcpDelack:
+    case kEvDelayedAck:
       tcp_->on_delack(static_cast<uint32_t>(arg));
       break;
     case kEvWake:
@@ -985,7 +985,6 @@ bool Nic::send_tcp(uint8_t paused) {
     return false;
   }
   tcp_turn_ = false;
-  ++cnt_.tcp_sent;
   cnt_.tx_bytes += s->frame;
   busy_until_ = transmit(0, tx_, tx_.tx_time(s->wire_bytes(), link_), s);
   wake_after_send();

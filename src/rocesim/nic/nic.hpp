@@ -92,9 +92,6 @@ struct NicCounters {
   int64_t rx_dropped = 0;      // frames the receive buffer had no room for
   // Of rx_dropped, those on priorities of switch.pfc.priorities.
   int64_t rx_dropped_lossless = 0;
-  // TCP segments (kernel TCP and iWARP, pure ACKs included) sent, and taken in by the stack (a kernel receiver's
-  // once its core has processed them).
-  int64_t tcp_sent = 0, tcp_rcvd = 0;
   Time post_cpu;  // host CPU time spent posting RDMA work requests
 };
 
@@ -105,7 +102,7 @@ struct CtrlExtra {
   uint16_t ack_ce = 0;
 };
 
-class Nic final : public Node, public CcTimers {
+class Nic final : public Node, public CcTimers, private TransportHost {
  public:
   Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
       std::array<uint8_t, 8> prio_to_dscp);
@@ -134,7 +131,7 @@ class Nic final : public Node, public CcTimers {
   static constexpr uint32_t kTcpBit = 1u << 31;
   void enable_tcp(const TcpParams& p, const TcpCcAlgorithm& cc, HostCpu* cpu) {
     if (!tcp_) {
-      tcp_ = std::make_unique<TcpStack>(*this, p, cc, cpu);
+      tcp_ = std::make_unique<TcpStack>(TransportContext{sim_, pool_, *this, host_, prio_to_dscp_, *this}, p, cc, cpu);
     }
   }
   bool has_tcp() const { return tcp_ != nullptr; }
@@ -206,11 +203,9 @@ class Nic final : public Node, public CcTimers {
   void arm(CongestionControl* cc, Time at, uint32_t id) override;
 
  private:
-  friend class TcpStack;
   // kEvPost: a pending_ slot; kEvWake: none; kEvRto: a send QP; kEvCcTimer: CcTimerArg; kEvReadRto: a READ
   // requester's receive QP; kEvCqe: none (the oldest completion in cq_).
-  // kEvTcpRx: a received TCP segment (Packet*) its core has processed; kEvTcpCopied, kEvTcpRto: a TCP send half;
-  // kEvTcpDelack: a TCP receive half.
+  // Then the TCP stack's kinds (nic/transport.hpp), handed to it.
   // kEvStorm: none (the next XOFF of a pause storm). kEvSlowRx: the drain rate from now, in bits per second (0:
   // no limit). kEvRxDrain: none (the receive buffer's head frame is in memory). kEvRxRefresh: the XOFF's number.
   enum : uint32_t {
@@ -224,12 +219,9 @@ class Nic final : public Node, public CcTimers {
     kEvSlowRx,
     kEvRxDrain,
     kEvRxRefresh,
-    kEvTcpRx,
-    kEvTcpCopied,
-    kEvTcpRto,
-    kEvTcpDelack,
-    kEvLast
+    kEvLast = kEvDelayedAck + 1
   };
+  static_assert(kEvSegmentProcessed == kEvRxRefresh + 1, "a transport's event kinds follow the NIC's own");
   // A congestion-control timer: the send QP and the algorithm's timer id.
   struct CcTimerArg {
     uint32_t qpn = 0;
@@ -366,6 +358,10 @@ class Nic final : public Node, public CcTimers {
   bool send_tcp(uint8_t paused);
   // Queues a control packet on its priority (ahead of data) and tries to send.
   void queue_ctrl(Packet* c);
+  // What the TCP stack asks of its NIC (nic/transport.hpp).
+  void wake() override { try_send(); }
+  void queue_control(Packet* p) override { queue_ctrl(p); }
+  FlowRecord& record(uint32_t r) override { return records_[r]; }
   // A PFC frame for the priorities in pfc_pending_ (XOFF for those a storm or the receive buffer pauses, else
   // XON), on a free port.
   void send_pause();
@@ -411,7 +407,7 @@ class Nic final : public Node, public CcTimers {
   NewMessage new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, const WorkRequest& wr, uint32_t id,
                         Time at);
   // The byte offset of a record's message on its queue pair (a group's: its first message's).
-  void set_offset(uint32_t record, int64_t offset);
+  void set_offset(uint32_t record, int64_t offset) override;
   // The message is complete at the requester: its record, the run's hold on it, its completion if signaled.
   void finish_message(const QpMessage& m, uint32_t owner, uint32_t handle);
   // The message failed (its QP is in the error state): its record, the hold, an error completion.
@@ -423,7 +419,7 @@ class Nic final : public Node, public CcTimers {
   void compact(SendSide& side);
   // Reports a completion to the owner, after the current event (kEvCqe), so that the application's reaction
   // never runs inside the NIC's own bookkeeping.
-  void complete(uint32_t owner, const Completion& c);
+  void complete(uint32_t owner, const Completion& c) override;
   // After the congestion control may have changed the rate: recompute when the QP may send next.
   void pacing_changed(SendQp& q) { q.next_send = q.last_tx + q.cc->rate.tx_time(Bytes(q.last_wire)); }
   // An event at `t`, unless one is due by then already.

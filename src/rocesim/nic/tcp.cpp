@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "rocesim/nic/nic.hpp"
-
 namespace rocesim {
 
 const Schema<TcpParams>& TcpParams::schema() {
@@ -141,8 +139,8 @@ namespace {
 int64_t unwrap(uint32_t wire, int64_t ref) { return ref + static_cast<int32_t>(wire - static_cast<uint32_t>(ref)); }
 }  // namespace
 
-TcpStack::TcpStack(Nic& nic, const TcpParams& p, const TcpCcAlgorithm& cc, HostCpu* cpu)
-    : nic_(nic), p_(p), cc_(cc), cpu_(cpu) {
+TcpStack::TcpStack(const TransportContext& ctx, const TcpParams& p, const TcpCcAlgorithm& cc, HostCpu* cpu)
+    : ctx_(ctx), p_(p), cc_(cc), cpu_(cpu) {
   ecn_ = p.ecn == "on" || (p.ecn == "auto" && cc.wants_ecn());
 }
 TcpStack::~TcpStack() = default;
@@ -152,7 +150,7 @@ uint32_t TcpStack::add_send(const TcpSendInit& init) {
   s.dst = init.peer;
   s.dst_conn = init.peer_conn;
   s.prio = static_cast<uint8_t>(init.priority);
-  s.dscp = nic_.prio_to_dscp_[s.prio];
+  s.dscp = ctx_.prio_to_dscp[s.prio];
   s.sport = init.sport;
   s.offload = init.offload;
   s.core = init.conn;
@@ -189,7 +187,7 @@ TcpStack::Peer TcpStack::peer(uint32_t id) const {
 
 void TcpStack::post(uint32_t id, const WorkRequest& wr, uint32_t record, uint32_t flow) {
   Send& s = send_[id];
-  nic_.set_offset(record, s.posted);
+  ctx_.nic.set_offset(record, s.posted);
   s.posted += wr.size.count();
   Msg m;
   m.end = s.posted;
@@ -205,7 +203,7 @@ void TcpStack::post(uint32_t id, const WorkRequest& wr, uint32_t record, uint32_
   }
   activate(s, id);
   refill(s, id);
-  nic_.try_send();
+  ctx_.nic.wake();
 }
 
 void TcpStack::activate(Send& s, uint32_t id) {
@@ -235,12 +233,12 @@ void TcpStack::refill(Send& s, uint32_t id) {
   const Time done = run_on_core(s.core, cycles);
   s.copying = true;
   s.copy_end = s.ready + len;
-  nic_.sim_.at(done, &nic_, Nic::kEvTcpCopied, id);
+  ctx_.sim.at(done, &ctx_.node, kEvSegmentCopied, id);
 }
 
 Time TcpStack::run_on_core(uint32_t core, double cycles) {
   cpu_time_ += cpu_->duration(cycles);
-  return cpu_->run(core, cycles, nic_.sim_.now());
+  return cpu_->run(core, cycles, ctx_.sim.now());
 }
 
 void TcpStack::on_copied(uint32_t id) {
@@ -248,7 +246,7 @@ void TcpStack::on_copied(uint32_t id) {
   s.copying = false;
   s.ready = s.copy_end;
   refill(s, id);
-  nic_.try_send();
+  ctx_.nic.wake();
 }
 
 int64_t TcpStack::pipe(const Send& s) const { return s.nxt - s.una - s.sacked - s.lost; }
@@ -272,6 +270,7 @@ Packet* TcpStack::next_segment(uint8_t paused) {
       continue;
     }
     if (Packet* p = next_of(s, id)) {
+      ++segments_sent_;
       return p;
     }
   }
@@ -317,7 +316,7 @@ Packet* TcpStack::next_of(Send& s, uint32_t id) {
   }
   Packet* p = segment(s, s.segs.back(), false);
   if (s.rto_at == Time::max()) {  // RFC 6298 5.1: the timer runs while data is outstanding
-    s.rto_deadline = nic_.sim_.now() + s.rto;
+    s.rto_deadline = ctx_.sim.now() + s.rto;
     arm_rto(s, id);
   }
   return p;
@@ -330,11 +329,11 @@ const TcpStack::Msg& TcpStack::message_at(const Send& s, int64_t seq) const {
 }
 
 Packet* TcpStack::segment(Send& s, Seg& g, bool retx) {
-  const Time now = nic_.sim_.now();
+  const Time now = ctx_.sim.now();
   // The message the segment starts in (its flow id and record), and whether one ends in it (PSH).
   const Msg& m = message_at(s, g.seq);
-  Packet* p = nic_.pool_.acquire(PacketKind::kTcp);
-  p->src = nic_.host_;
+  Packet* p = ctx_.pool.acquire(PacketKind::kTcp);
+  p->src = ctx_.host;
   p->dst = s.dst;
   p->qpn = s.dst_conn;
   p->flow = m.flow;
@@ -353,7 +352,7 @@ Packet* TcpStack::segment(Send& s, Seg& g, bool retx) {
   p->flags = static_cast<uint8_t>((m.end <= g.seq + g.len ? Packet::kFlagLast : 0) | (retx ? Packet::kFlagRetx : 0) |
                                   (s.offload ? Packet::kFlagIwarp : 0));
   if (retx) {
-    ++nic_.records_[m.record].retransmits;
+    ++ctx_.nic.record(m.record).retransmits;
   }
   return p;
 }
@@ -363,7 +362,7 @@ Packet* TcpStack::segment(Send& s, Seg& g, bool retx) {
 void TcpStack::arm_rto(Send& s, uint32_t id) {
   if (s.rto_at == Time::max() || s.rto_deadline < s.rto_at) {
     s.rto_at = s.rto_deadline;
-    nic_.sim_.at(s.rto_at, &nic_, Nic::kEvTcpRto, id);
+    ctx_.sim.at(s.rto_at, &ctx_.node, kEvTransportRto, id);
   }
 }
 
@@ -385,7 +384,7 @@ void TcpStack::update_rtt(Send& s, Time sample) {
 // the timeout doubled.
 void TcpStack::on_rto(uint32_t id) {
   Send& s = send_[id];
-  const Time now = nic_.sim_.now();
+  const Time now = ctx_.sim.now();
   if (now != s.rto_at) {  // superseded by an earlier deadline
     return;
   }
@@ -397,7 +396,7 @@ void TcpStack::on_rto(uint32_t id) {
     arm_rto(s, id);
     return;
   }
-  ++nic_.records_[s.msgs[s.msg_head].record].timeouts;
+  ++ctx_.nic.record(s.msgs[s.msg_head].record).timeouts;
   s.cc->on_rto(s.w, static_cast<double>(s.nxt - s.una), now);
   s.lost = 0;
   for (size_t j = s.head; j < s.segs.size(); ++j) {
@@ -416,7 +415,7 @@ void TcpStack::on_rto(uint32_t id) {
   s.rto = std::min(s.rto * 2, p_.rto_max);
   s.rto_deadline = now + s.rto;
   arm_rto(s, id);
-  nic_.try_send();
+  ctx_.nic.wake();
 }
 
 void TcpStack::mark_sacked(Send& s, int64_t left, int64_t right) {
@@ -482,20 +481,21 @@ void TcpStack::mark_lost_retransmissions(Send& s) {
 void TcpStack::complete_messages(Send& s) {
   while (s.msg_head < s.msgs.size() && s.msgs[s.msg_head].end <= s.una) {
     const Msg& m = s.msgs[s.msg_head++];
-    FlowRecord& rec = nic_.records_[m.record];
-    rec.end = nic_.sim_.now();
+    FlowRecord& rec = ctx_.nic.record(m.record);
+    rec.end = ctx_.sim.now();
     rec.done = --rec.open == 0;
     if (m.signaled) {
-      nic_.complete(s.owner, Completion{m.wr_id, s.handle, WcKind::kSend, WcStatus::kSuccess, m.op, m.size, rec.end});
+      ctx_.nic.complete(s.owner,
+                        Completion{m.wr_id, s.handle, WcKind::kSend, WcStatus::kSuccess, m.op, m.size, rec.end});
     }
-    nic_.sim_.release();
+    ctx_.sim.release();
   }
 }
 
 void TcpStack::on_ack(Packet* p) {
   const uint32_t id = p->qpn;
   Send& s = send_[id];
-  const Time now = nic_.sim_.now();
+  const Time now = ctx_.sim.now();
   const int64_t ack = unwrap(p->psn, s.una);
   if (ack < s.una || ack > s.nxt) {  // an old ACK overtaken by a newer one
     return;
@@ -560,14 +560,14 @@ void TcpStack::on_ack(Packet* p) {
   }
   s.w.cwnd = std::max(s.w.cwnd, s.w.mss);
   refill(s, id);
-  nic_.try_send();
+  ctx_.nic.wake();
 }
 
 void TcpStack::receive(Packet* p) {
   if (p->payload == 0) {
-    ++nic_.cnt_.tcp_rcvd;
+    ++segments_rcvd_;
     on_ack(p);
-    nic_.pool_.release(p);
+    ctx_.pool.release(p);
     return;
   }
   Recv& r = recv_[p->qpn];
@@ -575,16 +575,16 @@ void TcpStack::receive(Packet* p) {
     const double cycles = p_.rx_cycles_per_frame + p_.rx_cycles_per_byte * p->payload +
                           ((p->flags & Packet::kFlagLast) ? p_.call_cycles : 0.0);
     const Time done = run_on_core(r.core, cycles);
-    nic_.sim_.at(done, &nic_, Nic::kEvTcpRx, reinterpret_cast<uint64_t>(p));
+    ctx_.sim.at(done, &ctx_.node, kEvSegmentProcessed, reinterpret_cast<uint64_t>(p));
     return;
   }
   on_processed(p);
 }
 
 void TcpStack::on_processed(Packet* p) {
-  ++nic_.cnt_.tcp_rcvd;
+  ++segments_rcvd_;
   on_data(recv_[p->qpn], p->qpn, p);
-  nic_.pool_.release(p);
+  ctx_.pool.release(p);
 }
 
 void TcpStack::on_data(Recv& r, uint32_t id, Packet* p) {
@@ -630,8 +630,8 @@ void TcpStack::on_data(Recv& r, uint32_t id, Packet* p) {
     send_ack(r);
   } else if (!r.delack_armed) {
     r.delack_armed = true;
-    r.delack_deadline = nic_.sim_.now() + p_.delack;
-    nic_.sim_.at(r.delack_deadline, &nic_, Nic::kEvTcpDelack, id);
+    r.delack_deadline = ctx_.sim.now() + p_.delack;
+    ctx_.sim.at(r.delack_deadline, &ctx_.node, kEvDelayedAck, id);
   }
 }
 
@@ -644,19 +644,19 @@ void TcpStack::on_delack(uint32_t id) {
 }
 
 void TcpStack::send_ack(Recv& r) {
-  Packet* a = nic_.pool_.acquire(PacketKind::kTcp);
-  a->src = nic_.host_;
+  Packet* a = ctx_.pool.acquire(PacketKind::kTcp);
+  a->src = ctx_.host;
   a->dst = r.src;
   a->qpn = r.src_conn;
   a->psn = static_cast<uint32_t>(r.rcv_nxt);
   a->sport = r.sport;
   a->priority = r.prio;
-  a->dscp = nic_.prio_to_dscp_[r.prio];
+  a->dscp = ctx_.prio_to_dscp[r.prio];
   a->sent = r.ts_echo;
   a->flags = static_cast<uint8_t>((ecn_ && r.ce ? Packet::kFlagEce : 0) | (r.offload ? Packet::kFlagIwarp : 0));
   int blocks = 0;
   if (!r.ooo.empty()) {  // the block that changed last first, then the highest others (RFC 2018 4)
-    PacketExt& x = nic_.pool_.ext(a);
+    PacketExt& x = ctx_.pool.ext(a);
     const auto add = [&](const std::pair<int64_t, int64_t>& b) {
       x.sack[2 * blocks] = static_cast<uint32_t>(b.first);
       x.sack[2 * blocks + 1] = static_cast<uint32_t>(b.second);
@@ -676,8 +676,8 @@ void TcpStack::send_ack(Recv& r) {
   }
   a->frame = static_cast<uint16_t>(wire::tcp_frame(0, blocks));
   r.unacked = 0;
-  ++nic_.cnt_.tcp_sent;
-  nic_.queue_ctrl(a);
+  ++segments_sent_;
+  ctx_.nic.queue_control(a);
 }
 
 int64_t TcpStack::delivered(uint32_t recv) const { return recv_[recv].rcv_nxt; }

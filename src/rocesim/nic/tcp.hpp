@@ -11,11 +11,10 @@
 #include "rocesim/core/params.hpp"
 #include "rocesim/net/packet.hpp"
 #include "rocesim/nic/flow.hpp"
+#include "rocesim/nic/transport.hpp"
 #include "rocesim/server/cpu.hpp"
 
 namespace rocesim {
-
-class Nic;
 
 struct TcpParams {
   int64_t mss = 0;
@@ -60,11 +59,12 @@ struct TcpRecvInit {
 // acknowledged; the window is also capped by rcvbuf. A retransmission is lost once a segment sent after it (by a
 // quarter of the smoothed RTT) is delivered (RACK, RFC 8985 6.2, for retransmissions only); without tail loss
 // probes a lost last segment waits for the timeout.
-// Contract: part of its NIC (which owns it, gives it turns on the port and hands it TCP segments); it touches
-// only its own connections, the NIC's records of their messages, and the CPU of its server.
+// Contract: part of its NIC (which owns it, gives it turns on the port, hands it TCP segments and its events,
+// nic/transport.hpp); it touches only its own connections, the NIC's records of their messages (through
+// TransportHost), and the CPU of its server.
 class TcpStack {
  public:
-  TcpStack(Nic& nic, const TcpParams& p, const TcpCcAlgorithm& cc, HostCpu* cpu);
+  TcpStack(const TransportContext& ctx, const TcpParams& p, const TcpCcAlgorithm& cc, HostCpu* cpu);
   ~TcpStack();
 
   uint32_t add_send(const TcpSendInit& init);
@@ -97,6 +97,9 @@ class TcpStack {
   Rate window_rate(uint32_t send) const;
   // Host core time this NIC's kernel connections used (their sending and receiving work).
   Time cpu_time() const { return cpu_time_; }
+  // Segments (data and ACKs) this NIC's connections sent and received.
+  int64_t segments_sent() const { return segments_sent_; }
+  int64_t segments_rcvd() const { return segments_rcvd_; }
 
  private:
   struct Seg {
@@ -140,7 +143,9 @@ class TcpStack {
   void activate(Send& s, uint32_t id);
   int64_t pipe(const Send& s) const;
 
-  Nic& nic_;
+  TransportContext ctx_;
+  int64_t segments_sent_ = 0;
+  int64_t segments_rcvd_ = 0;
   TcpParams p_;
   const TcpCcAlgorithm& cc_;
   HostCpu* cpu_;
