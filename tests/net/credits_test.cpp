@@ -63,13 +63,13 @@ TEST(Credits, LineRateBufferIsTheFramesOfACreditRoundTripInWholeBlocksPlusTheBat
 }
 
 TEST(Credits, AutoBufferIsTwiceTheLeastAndABatchThatStarvesTheSenderIsRefused) {
-  InfinibandParams p{"auto", "auto"};
+  InfinibandParams p{"auto", "auto", Bytes(), 0};
   const CreditConfig c = credit_config(p, Rate::gbps(100), Time::us(1), Time(), Bytes(1050), "t.yaml");
   const uint32_t least =
       credit_blocks(credit_buffer_needed(Rate::gbps(100), Time::us(1), Time(), Bytes(1050), Bytes(0)).count());
   EXPECT_GE(c.buffer_blocks - c.batch_blocks, 2 * least - 1);
   EXPECT_EQ(c.batch_blocks, c.buffer_blocks / 8);
-  InfinibandParams bad{"4KB", "4KB"};
+  InfinibandParams bad{"4KB", "4KB", Bytes(), 0};
   try {
     credit_config(bad, Rate::gbps(100), Time::us(1), Time(), Bytes(1050), "t.yaml");
     FAIL() << "a batch as large as the buffer was accepted";

@@ -5,28 +5,16 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include "node_stub.hpp"
 #include "rocesim/switch/switch.hpp"
 
 namespace rocesim {
 namespace {
 
-class Bare final : public Node {
- public:
-  Bare(Simulator& sim, PacketPool& pool) : Node(sim, pool, "sw", NodeKind::kSwitch) { pause_ = &pauses; }
-  std::vector<PauseState> pauses = std::vector<PauseState>(2);
-
- private:
-  void receive(Packet* p) override { pool_.release(p); }
-  void tx_done(uint16_t) override {}
-  void pause_ended(uint16_t, uint8_t) override {}
-  void link_changed(uint16_t, bool) override {}
-  void lost_to_link(Packet* p, uint16_t, bool) override { pool_.release(p); }
-};
-
 struct Rig {
   Simulator sim{1};
   PacketPool pool;
-  Bare node{sim, pool};
+  test::NodeStub node{sim, pool, 2};
   SwitchParams p;
   std::vector<LinkEnd> links{LinkEnd{nullptr, 0, Rate::gbps(100), Time::us(1)},
                              LinkEnd{nullptr, 0, Rate::gbps(400), Time::us(1)}};

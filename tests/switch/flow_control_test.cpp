@@ -3,33 +3,13 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include "node_stub.hpp"
 #include "rocesim/switch/credit_control.hpp"
 #include "rocesim/switch/pfc.hpp"
 #include "rocesim/switch/switch.hpp"
 
 namespace rocesim {
 namespace {
-
-// The node a flow control belongs to: it records its flow-control timers and the pauses that ended.
-class Owner final : public Node {
- public:
-  Owner(Simulator& sim, PacketPool& pool) : Node(sim, pool, "sw", NodeKind::kSwitch) { pause_ = &pauses; }
-  std::vector<PauseState> pauses = std::vector<PauseState>(1);
-  std::vector<uint64_t> timers;
-  uint8_t ended = 0;
-
- private:
-  void receive(Packet* p) override { pool_.release(p); }
-  void tx_done(uint16_t) override {}
-  void pause_ended(uint16_t, uint8_t mask) override { ended |= mask; }
-  void link_changed(uint16_t, bool) override {}
-  void lost_to_link(Packet* p, uint16_t, bool) override { pool_.release(p); }
-  void on_event(uint32_t kind, uint64_t arg) override {
-    if (kind == kEvFlowControl) {
-      timers.push_back(arg);
-    }
-  }
-};
 
 SwitchParams params(const std::string& yaml) {
   return SwitchParams::schema().parse(YAML::Load(yaml), ParseCtx{"t"}, "switch");
@@ -48,7 +28,7 @@ Packet* arrival(PacketPool& pool, int prio, int frame) {
 struct PfcRig {
   Simulator sim{1};
   PacketPool pool;
-  Owner owner{sim, pool};
+  test::NodeStub owner{sim, pool, 1};
   // A static limit of 10,000 shared bytes per group, 2,000 reserved, 20,000 of headroom; 1,000-byte frames
   // (1,020 on the wire).
   SwitchParams p = params(
@@ -143,7 +123,7 @@ namespace {
 struct CreditRig {
   Simulator sim{1};
   PacketPool pool;
-  Owner owner{sim, pool};
+  test::NodeStub owner{sim, pool, 1};
   SwitchParams p = params("{}");
   CreditControl credits{FlowControlHost{owner, sim, pool, owner.pauses, p, 1'020}};
   // The port advertises 64 blocks (4,096 B) per VL and returns them 16 at a time; its peer advertises 32.

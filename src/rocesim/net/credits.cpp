@@ -62,6 +62,17 @@ CreditConfig credit_config(const InfinibandParams& p, Rate rate, Time delay, Tim
   return credit_config(Bytes((base.count() * 8 + 2) / 3), p.credit_batch, max_frame, file, "infiniband.vl_buffer");
 }
 
+Packet* credit_packet(PacketPool& pool, CreditRx& rx, uint8_t& owed) {
+  const int vl = __builtin_ctz(owed);
+  owed &= static_cast<uint8_t>(owed - 1);
+  Packet* f = pool.acquire(PacketKind::kCredit);
+  f->frame = wire::kIbFlowControl;
+  f->flags = Packet::kFlagIb;
+  f->priority = static_cast<uint8_t>(vl);
+  f->psn = rx.advertise(vl);
+  return f;
+}
+
 CreditConfig credit_config(Bytes buffer, const std::string& batch, Bytes max_frame, const std::string& file,
                            const std::string& buffer_key) {
   CreditConfig c;

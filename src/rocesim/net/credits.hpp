@@ -13,6 +13,7 @@
 
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/units.hpp"
+#include "rocesim/net/packet.hpp"
 
 namespace rocesim {
 
@@ -117,5 +118,9 @@ struct CreditRx {
     return freed[vl] + cfg.buffer_blocks;
   }
 };
+
+// One flow control packet (IBTA vol 1, 7.9.4) for the lowest VL in `owed`, which it clears; the others follow in
+// packets of their own. It advertises `rx`'s new limit for that VL.
+Packet* credit_packet(PacketPool& pool, CreditRx& rx, uint8_t& owed);
 
 }  // namespace rocesim

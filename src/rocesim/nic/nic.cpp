@@ -544,13 +544,7 @@ void Nic::free_credits(const Packet& p) {
 // One flow control packet (IBTA vol 1, 7.9.4) per VL with credits to return, lowest VL first; ahead of data and
 // never held for credits itself.
 void Nic::send_credit() {
-  const int vl = __builtin_ctz(pfc_pending_);
-  pfc_pending_ &= static_cast<uint8_t>(pfc_pending_ - 1);
-  Packet* f = pool_.acquire(PacketKind::kCredit);
-  f->frame = wire::kIbFlowControl;
-  f->flags = Packet::kFlagIb;
-  f->priority = static_cast<uint8_t>(vl);
-  f->psn = credits_->rx.advertise(vl);
+  Packet* f = credit_packet(pool_, credits_->rx, pfc_pending_);
   cnt_.tx_bytes += f->frame;
   busy_until_ = transmit(0, tx_, tx_.tx_time(f->wire_bytes(), link_), f);
   wake_after_send();

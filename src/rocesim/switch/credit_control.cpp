@@ -32,16 +32,8 @@ void CreditControl::set_peer_credits(uint16_t port, uint32_t peer_buffer_blocks)
   ports_[port].tx.limit.fill(peer_buffer_blocks);
 }
 
-// One flow control packet (IBTA vol 1, 7.9.4) for the lowest VL with credits to return; the others follow.
 Packet* CreditControl::frame(uint16_t out, const LinkEnd&, uint8_t& owed, bool) {
-  const int vl = __builtin_ctz(owed);
-  owed &= static_cast<uint8_t>(owed - 1);
-  Packet* f = pool_.acquire(PacketKind::kCredit);
-  f->frame = wire::kIbFlowControl;
-  f->flags = Packet::kFlagIb;
-  f->priority = static_cast<uint8_t>(vl);
-  f->psn = ports_[out].rx.advertise(vl);
-  return f;
+  return credit_packet(pool_, ports_[out].rx, owed);
 }
 
 }  // namespace rocesim
