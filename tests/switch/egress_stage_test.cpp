@@ -90,6 +90,35 @@ TEST(EgressStages, TaggerMovesOnlyABounceToTheNextPriorityAndRewritesItsDscp) {
   r.pool.release(p);
 }
 
+TEST(EgressStages, TheWatchdogRefusesByTheClassTaggerMovedThePacketTo) {
+  Rig r("{pfc: {priorities: [3, 4], tagger: {priorities: [3, 4], lossy: 0},"
+        " watchdog: {enabled: true, detect: 1ms, restore: 1ms, poll: 1ms, action: drop}}}");
+  r.upward = {1, 1};
+  // Port 1's class 4 storms: paused throughout, with a new pause frame between every two polls.
+  PfcWatchdog wd(r.p.pfc.watchdog, r.p.pfc.lossless(), 2);
+  std::vector<PauseState> pauses(2);
+  pauses[1].set_until(4, Time::ms(100));
+  bool storming = false;
+  for (int i = 1; i <= 5 && !storming; ++i) {
+    ++pauses[1].xoff_rcvd[4];
+    storming = !wd.poll(Time::ms(i), pauses).empty();
+  }
+  ASSERT_TRUE(storming);
+  auto stages = make_egress_stages(r.ctx(false, false, &wd));
+  ASSERT_EQ(stages.size(), 2u);  // Tagger, then the watchdog
+  Packet* p = r.data(1'000);
+  p->in_port = 0;
+  int c = 3;
+  std::optional<DropReason> why;
+  for (const auto& s : stages) {
+    why = why ? why : s->on_route(p, 1, c);
+  }
+  EXPECT_EQ(c, 4);
+  EXPECT_EQ(why, DropReason::kWatchdog);
+  EXPECT_EQ(wd.storms().at(0).dropped, 1);
+  r.pool.release(p);
+}
+
 TEST(EgressStages, FaultRefusalDropsWhatHasNoRouteOrGoesToADeadLink) {
   Rig r;
   r.node.enable_faults({{Time::us(1), Rate::gbps(100)}, {Time::us(1), Rate::gbps(400)}});

@@ -38,7 +38,7 @@ struct Config {
   Bytes need(const PortLink& link, Bytes max_frame) const {
     return pfc_headroom(link.rate, link.delay, max_frame, sc.sw.pfc.response_time);
   }
-  // Bytes a switch sets aside before its shared pool, as Switch::finalize works it out.
+  // Bytes a switch sets aside before its shared pool, as PfcControl::finalize works it out.
   Bytes set_aside(int node) const {
     Bytes b;
     for (const PortLink& l : ports[node]) {

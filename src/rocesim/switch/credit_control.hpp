@@ -11,7 +11,6 @@
 
 #include "rocesim/net/credits.hpp"
 #include "rocesim/switch/flow_control.hpp"
-#include "rocesim/switch/pfc.hpp"
 
 namespace rocesim {
 

@@ -22,13 +22,13 @@ struct SwitchParams;
 class PfcWatchdog;
 
 // A stage's view of one egress port, at the moments it is called.
-// Contract: a stage sees every packet its switch routes (on_route; `out` is RouteTable::kNoRoute when there is
-// none), then, if the packet joined a queue, on_leave when it leaves that queue: sent, or dropped
-// from it (a failed link, a storming queue), with the bytes its port still queues then. It may move the packet to
-// another class and rewrite its DSCP (on_route), refuse it (on_route returns why: the switch drops it), keep its own
-// per-port state and write the packet's telemetry as it is sent; it schedules no events and draws no random numbers.
-// The switch calls a hook only on the stages that have it (hooks()), in the registry's order: on_route of "faults"
-// before "tagger" before "watchdog", which sees the class Tagger gave.
+// Contract: a stage sees every packet its switch routes that no earlier stage refused (on_route; `out` is
+// RouteTable::kNoRoute when there is none), then, if the packet joined a queue, on_leave when it leaves that queue:
+// sent, or dropped from it (a failed link, a storming queue), with the bytes its port still queues then. It may move
+// the packet to another class and rewrite its DSCP (on_route), refuse it (on_route returns why: the switch drops it),
+// keep its own per-port state and write the packet's telemetry as it is sent; it schedules no events and draws no
+// random numbers. The switch calls a hook only on the stages that have it (hooks()), in the registry's order: on_route
+// of "faults" before "tagger" before "watchdog", which sees the class Tagger gave.
 class EgressStage {
  public:
   enum Hook : uint8_t { kRoute = 1, kLeave = 2 };
@@ -38,7 +38,8 @@ class EgressStage {
   virtual void on_leave(Packet* p, uint16_t out, uint32_t port_queued, bool sent) {}
 };
 
-// What a stage is made from: its switch as built (every port exists), and the run's settings.
+// What a stage is made from: its switch as built (every port exists), and the run's settings. The references are
+// valid during the factory's call only (a stage copies what it keeps), except `node`, `sim` and `pool`.
 struct EgressStageContext {
   const Node& node;  // the switch (whether a link is down)
   Simulator& sim;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rocesim/core/units.hpp"
 #include "rocesim/net/node.hpp"
@@ -14,6 +15,8 @@
 #include "rocesim/switch/scheduler.hpp"
 
 namespace rocesim {
+
+struct SwitchParams;
 
 // Counters of one (port, priority).
 struct PortPrioCounters {
@@ -29,12 +32,13 @@ struct PortPrioCounters {
   Time credit_wait;          // InfiniBand: time the class's head packet waited for credits
 };
 
-// One ingress (port, class) as admission sees it, a cache line: the flow control's own accounting `fc` and the
-// class's arrival counters. A packet's admission and release touch this line only.
+// An ingress class's arrivals and the admission's drops.
 struct IngressCounters {
   int64_t rx_bytes = 0;
   std::array<int64_t, kAdmissionDrops> drops{};  // the admission's reasons; faults count at the switch
 };
+// One ingress (port, class) as admission sees it, a cache line: the flow control's own accounting `fc` and the
+// class's counters. A packet's admission and release touch this line only.
 template <typename Group>
 struct alignas(64) IngressLine {
   [[no_unique_address]] Group fc;
@@ -68,6 +72,17 @@ struct ShortHeadroom {
   uint16_t example = 0;
 };
 
+// What a switch's flow control works with: the switch (which gets its timers, kEvFlowControl, and applies received
+// pauses), its clock, its packets, the pause state of each port (what the peers asked), and its configuration.
+struct FlowControlHost {
+  Node& node;
+  Simulator& sim;
+  PacketPool& pool;
+  std::vector<PauseState>& pauses;
+  const SwitchParams& params;
+  int64_t max_frame;  // wire bytes of the largest frame
+};
+
 // What the rest of the program asks of a switch's flow control: set-up and counters.
 //
 // Contract: besides these, an implementation F offers the switch's pipeline (switch/pipeline.hpp) its hot part,
@@ -81,9 +96,10 @@ struct ShortHeadroom {
 //   blocked(port, view, now)     the classes of `port` its peer does not let send now
 //   may_mark(port, c)            whether ECN marking at enqueue applies to class c of `port` now
 //   sent(port, c, frame)         a frame of class c left `port`
-//   frame(port, owed, link_down) the control frame for the classes in `owed` (which it clears as it covers them),
-//                                or nullptr if none is to be sent
-//   on_frame(p)                  a control frame arrived (it returns it to the pool); the classes it unblocked
+//   frame(port, link, owed, link_down)  the control frame for the classes in `owed` (which it clears as it covers
+//                                them), or nullptr if none is to be sent
+//   on_frame(p, link, head_frame)  a control frame arrived (it returns it to the pool; head_frame(c) is the size
+//                                of class c's head packet at that port, 0 if none); the classes it unblocked
 //   resignal(port)               the classes whose state to send again when the link of `port` comes back
 //   on_timer(arg)                one of its own timers (an event kEvFlowControl to the switch) fired
 // and nothing of it touches the switch's egress queues: the pipeline asks, the flow control answers.

@@ -18,7 +18,7 @@ inline constexpr int kAdmissionDrops = 3;  // the first three: the MMU's
 const char* to_string(DropReason r);
 
 // The bytes one ingress (port, priority group) holds in each bucket, and whether it has paused its upstream.
-// The switch keeps one inside each port's ingress line, so that a packet's admission touches one cache line.
+// PFC keeps one in each ingress class's line (switch/pfc.hpp), so that a packet's admission touches one cache line.
 struct MmuGroup {
   int64_t min_used = 0;
   int64_t shared_used = 0;

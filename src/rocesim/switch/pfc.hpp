@@ -17,8 +17,6 @@
 
 namespace rocesim {
 
-struct SwitchParams;
-
 // The run's PFC deadlock detector (cluster/deadlock.hpp): off unless detect_after > 0.
 struct DeadlockParams {
   Time detect_after;   // a cycle of paused queues that has not moved for this long is a deadlock
@@ -45,17 +43,6 @@ struct PfcParams {
 Bytes pfc_headroom(Rate rate, Time delay, Bytes max_frame, Time response_time);
 // A port's headroom per lossless priority: switch.pfc.headroom, or with "auto" pfc_headroom() for its link.
 Bytes port_headroom(const PfcParams& p, Rate rate, Time delay, Bytes max_frame);
-
-// What a switch's flow control works with: the switch (which gets its timers, kEvFlowControl, and applies received
-// pauses), its clock, its packets, the pause state of each port (what the peers asked), and its configuration.
-struct FlowControlHost {
-  Node& node;
-  Simulator& sim;
-  PacketPool& pool;
-  std::vector<PauseState>& pauses;
-  const SwitchParams& params;
-  int64_t max_frame;  // wire bytes of the largest frame
-};
 
 class PfcControl final : public LinkFlowControl {
  public:
@@ -129,6 +116,7 @@ class PfcControl final : public LinkFlowControl {
       return {static_cast<uint32_t>(a >> 24), static_cast<uint16_t>(a >> 8), static_cast<uint8_t>(a & 7)};
     }
   };
+  static_assert(sizeof(IngressLine<MmuGroup>) == 64, "admission touches one cache line");
   // What only PFC frames and the use of headroom touch, per (port, class).
   struct Class {
     uint32_t refresh_gen = 0;

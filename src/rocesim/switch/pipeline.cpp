@@ -5,22 +5,27 @@
 
 namespace rocesim {
 
+namespace {
+// The pipeline for flow control Fc, with ECN marking at dequeue or at enqueue.
+template <typename Fc>
+std::unique_ptr<Switch> make_for(bool mark_on_dequeue, Simulator& sim, PacketPool& pool, std::string name,
+                                 const SwitchParams& p, Bytes max_frame, bool telemetry,
+                                 std::unique_ptr<EcnMarker> marker) {
+  if (mark_on_dequeue) {
+    return std::make_unique<SwitchOn<Fc, true>>(sim, pool, std::move(name), p, max_frame, telemetry, std::move(marker));
+  }
+  return std::make_unique<SwitchOn<Fc, false>>(sim, pool, std::move(name), p, max_frame, telemetry, std::move(marker));
+}
+}  // namespace
+
 std::unique_ptr<Switch> make_switch(Simulator& sim, PacketPool& pool, std::string name, const SwitchParams& p,
                                     Bytes max_frame, bool telemetry, const InfinibandParams* ib) {
   const bool on_dequeue = p.ecn.at == "dequeue";
   if (ib) {
-    auto fecn = make_fecn_marker(ib->fecn_threshold, ib->marking_rate);
-    if (on_dequeue) {
-      return std::make_unique<SwitchOn<CreditControl, true>>(sim, pool, std::move(name), p, max_frame, telemetry,
-                                                             std::move(fecn));
-    }
-    return std::make_unique<SwitchOn<CreditControl, false>>(sim, pool, std::move(name), p, max_frame, telemetry,
-                                                            std::move(fecn));
+    return make_for<CreditControl>(on_dequeue, sim, pool, std::move(name), p, max_frame, telemetry,
+                                   make_fecn_marker(ib->fecn_threshold, ib->marking_rate));
   }
-  if (on_dequeue) {
-    return std::make_unique<SwitchOn<PfcControl, true>>(sim, pool, std::move(name), p, max_frame, telemetry, nullptr);
-  }
-  return std::make_unique<SwitchOn<PfcControl, false>>(sim, pool, std::move(name), p, max_frame, telemetry, nullptr);
+  return make_for<PfcControl>(on_dequeue, sim, pool, std::move(name), p, max_frame, telemetry, nullptr);
 }
 
 }  // namespace rocesim

@@ -277,9 +277,8 @@ class SwitchOn final : public Switch {
     }
   }
 
-  // Storm mode: `drop` empties the queue now (and the watchdog's stage drops what is routed to it), `forward` sends
-  // as if
-  // the peer's pauses had not come; leaving it, the queue obeys pauses again.
+  // Storm mode: `drop` empties the queue now (and the watchdog's stage drops what is routed to it), `forward`
+  // sends as if the peer's pauses had not come; leaving it, the queue obeys pauses again.
   void storm_changed(uint16_t port, int prio, bool storm) override {
     PauseState& ps = pause_states_[port];
     if (wd_->action() == PfcWatchdog::Action::kForward) {

@@ -77,7 +77,8 @@ class Switch : public Node {
   // The forwarding table (possibly shared with other switches) and this switch's ECMP hash seed.
   void set_routes(std::shared_ptr<const RouteTable> table, const Ecmp& ecmp);
   const Ecmp& ecmp() const { return ecmp_; }
-  // Whether `port` leads to a switch nearer the top of the fabric (Tagger's bounces; switch/tagger.hpp).
+  // Whether `port` leads to a switch nearer the top of the fabric (Tagger's bounces; switch/tagger.hpp); before
+  // finalize(), which hands it to the stages.
   void set_upward(uint16_t port, bool up) { upward_[port] = up; }
   // Routes the switch installs at `at` (after a fabric change, once its routing has converged). Tables are
   // numbered in the order of the changes; a table older than the installed one is skipped.
@@ -187,7 +188,8 @@ class Switch : public Node {
   FlowControlHost flow_control_host() { return {*this, sim_, pool_, pause_states_, params_, max_frame_}; }
   // finalize() is done: the pipeline reads what the flow control now knows of each port.
   virtual void ready() = 0;
-  // The egress stages this switch's scenario enables (switch/egress_stage.hpp), by the hook each has.
+  // The egress stages this switch's scenario enables (switch/egress_stage.hpp), by the hook each has: at
+  // finalize(), and again when the run turns out to have fabric events (before it starts).
   void build_stages();
   std::vector<LinkEnd> port_links() const;
   void faults_enabled() override { build_stages(); }
@@ -196,9 +198,10 @@ class Switch : public Node {
   virtual void storm_changed(uint16_t port, int prio, bool storm) = 0;
   void install_routes(uint64_t index);
   // ECN marking (at enqueue or dequeue, `ecn.at`, the pipeline's choice): CE with the port's marking curve at the
-  // class's depth; an ECN-capable packet only, and counted once per packet.
+  // class's depth; an ECN-capable packet only, and counted once per packet. A port without marking has
+  // ecn_silent at its largest, which a class deeper than 2 GiB passes: hence the test of `ecn` after it.
   void maybe_mark(const Port& port, EgressClass& q, Packet* p) {
-    if (q.qbytes > port.ecn_silent && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(q.qbytes), rng_)) {
+    if (q.qbytes > port.ecn_silent && port.ecn && p->ecn != wire::kNotEct && port.ecn->mark(Bytes(q.qbytes), rng_)) {
       q.ecn_marked += p->ecn != wire::kCe;
       p->ecn = wire::kCe;
     }

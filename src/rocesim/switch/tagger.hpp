@@ -26,8 +26,8 @@ struct TaggerParams {
   static const Schema<TaggerParams>& schema();
 };
 
-// Per priority, what a bounce moves a packet to, and the DSCP that carries it. Contract: built once per switch;
-// next[p] == p for a priority off the ladder.
+// Per priority, what a bounce moves a packet to, and the DSCP that carries it. Contract: built with the switch's
+// stages; next[p] == p for a priority off the ladder.
 struct TagTable {
   std::array<uint8_t, 8> next{};
   std::array<uint8_t, 8> dscp{};
