@@ -91,8 +91,9 @@ TEST(EgressStages, TaggerMovesOnlyABounceToTheNextPriorityAndRewritesItsDscp) {
 }
 
 TEST(EgressStages, TheWatchdogRefusesByTheClassTaggerMovedThePacketTo) {
-  Rig r("{pfc: {priorities: [3, 4], tagger: {priorities: [3, 4], lossy: 0},"
-        " watchdog: {enabled: true, detect: 1ms, restore: 1ms, poll: 1ms, action: drop}}}");
+  Rig r(
+      "{pfc: {priorities: [3, 4], tagger: {priorities: [3, 4], lossy: 0},"
+      " watchdog: {enabled: true, detect: 1ms, restore: 1ms, poll: 1ms, action: drop}}}");
   r.upward = {1, 1};
   // Port 1's class 4 storms: paused throughout, with a new pause frame between every two polls.
   PfcWatchdog wd(r.p.pfc.watchdog, r.p.pfc.lossless(), 2);
