@@ -223,7 +223,7 @@ std::string nics_csv(const Network& net, Time now) {
   }
   for (uint32_t h = 0; h < net.num_hosts(); ++h) {
     const Nic& n = *net.nics()[h];
-    const auto& k = n.counters();
+    const NicCounters k = n.counters();
     const PauseState& ps = n.pause_state();
     int64_t pauses = 0;
     Time paused;

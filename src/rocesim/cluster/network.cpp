@@ -795,7 +795,7 @@ void Network::check_one_subnet() const {
 Network::Conservation Network::conservation() const {
   Conservation c;
   for (const auto& n : nics_) {
-    const NicCounters& k = n->counters();
+    const NicCounters k = n->counters();
     c.sent += k.data_sent + k.ctrl_sent + (n->tcp() ? n->tcp()->segments_sent() : 0);
     c.delivered += k.data_rcvd + k.ctrl_rcvd + (n->tcp() ? n->tcp()->segments_rcvd() : 0);
     c.dropped += n->injected_drops() + k.lost_link_down + k.rx_dropped;

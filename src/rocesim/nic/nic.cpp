@@ -104,7 +104,8 @@ Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, cons
       prio_to_dscp_(prio_to_dscp),
       p_(p),
       cc_alg_(cc),
-      cnp_interval_(cc.cnp_interval()) {
+      cnp_interval_(cc.cnp_interval()),
+      pfc_(sim, pool, *this, *this) {
   pause_ = &pause_states_;
 }
 
@@ -384,114 +385,47 @@ void Nic::fail_read_qp(uint32_t qpn) {
   r.read_head = r.read_next = r.reads.size();
 }
 
-void Nic::schedule_pause_storm(Time from, Time until, int prio) {
-  storm_until_ = until;
-  storm_prio_ = static_cast<uint8_t>(prio);
-  sim_.at(from, this, kEvStorm);
-}
+void Nic::schedule_pause_storm(Time from, Time until, int prio) { pfc_.schedule_storm(from, until, prio, link_.rate); }
 
 namespace {
 constexpr int64_t kMinMaxMtu = 9216;  // the XON gap: mlx5 port_buffer.c's MINIMUM_MAX_MTU
 }
 
-Bytes Nic::rx_buffer_needed() const {
+RxBufferLimits Nic::rx_limits() const {
   const int64_t frame = wire::rdma_frame(fabric_, static_cast<int>(p_.mtu), wire::kReth);
-  return mlx5_rx_headroom(link_.rate, p_.cable_length, frame) + Bytes(std::max(frame, kMinMaxMtu)) + Bytes(frame);
+  return {p_.rx_buffer, mlx5_rx_headroom(link_.rate, p_.cable_length, frame), Bytes(std::max(frame, kMinMaxMtu))};
+}
+
+Bytes Nic::rx_buffer_needed() const {
+  const RxBufferLimits l = rx_limits();
+  return l.headroom + l.xon_gap + Bytes(wire::rdma_frame(fabric_, static_cast<int>(p_.mtu), wire::kReth));
 }
 
 void Nic::schedule_slow_receiver(Time from, Time until, Rate rate, uint8_t lossless) {
-  const int64_t frame = wire::rdma_frame(fabric_, static_cast<int>(p_.mtu), wire::kReth);
-  rx_.configure(p_.rx_buffer, mlx5_rx_headroom(link_.rate, p_.cable_length, frame), Bytes(std::max(frame, kMinMaxMtu)));
-  rx_lossless_ = lossless;
-  sim_.at(from, this, kEvSlowRx, static_cast<uint64_t>(rate.bps()));
-  if (until != Time::max()) {
-    sim_.at(until, this, kEvSlowRx, 0);
-  }
+  pfc_.schedule_slow_receiver(from, until, rate, lossless, rx_limits(), link_.rate);
 }
 
 void Nic::set_dma(Rate read, Rate write, uint8_t lossless) {
   dma_read_ = read;
   dma_paced_ = read.bps() > 0;
-  rx_dma_ = write;
-  if (write.bps() > 0 && credit_fc_) {
-    // InfiniBand: each VL's credits (set_rx_credits) bound what waits, so the buffer never refuses a frame.
-    rx_.configure(Bytes(p_.rx_buffer.count() * 8), Bytes(0), Bytes(0));
-    rx_lossless_ = 0xff;
-  } else if (write.bps() > 0) {
-    const int64_t frame = wire::rdma_frame(fabric_, static_cast<int>(p_.mtu), wire::kReth);
-    rx_.configure(p_.rx_buffer, mlx5_rx_headroom(link_.rate, p_.cable_length, frame),
-                  Bytes(std::max(frame, kMinMaxMtu)));
-    rx_lossless_ = lossless;
-  }
-  rx_slow_ = rx_drain_.bps() > 0 || rx_dma_.bps() > 0 || !rx_.empty();
-}
-
-Time Nic::drain_time(const Packet& p) const {
-  Time t = rx_drain_.bps() > 0 ? rx_drain_.tx_time(Bytes(p.frame)) : Time();
-  if (rx_dma_.bps() > 0) {
-    t = std::max(t, rx_dma_.tx_time(Bytes(p.payload)));
-  }
-  return t;
-}
-
-void Nic::buffer_frame(Packet* p) {
-  const bool was_empty = rx_.empty();
-  const bool lossless = rx_lossless_ >> p->priority & 1u;
-  if (!rx_.push(p, lossless)) {
-    ++cnt_.rx_dropped;
-    cnt_.rx_dropped_lossless += lossless;
-    pool_.release(p);
-    return;
-  }
-  cnt_.rx_buffer_max = rx_.max_bytes();
-  if (rx_.xoff() && rx_refresh_gen_ % 2 == 0) {
-    signal_rx_pfc();
-  }
-  if (was_empty) {
-    sim_.after(drain_time(*p), this, kEvRxDrain);
-  }
-}
-
-void Nic::drain_rx() {
-  Packet* p = rx_.pop();
   if (credit_fc_) {
-    free_credits(*p);
-  }
-  if (!rx_.xoff() && rx_refresh_gen_ % 2 == 1) {
-    signal_rx_pfc();
-  }
-  if (!rx_.empty()) {
-    sim_.after(drain_time(*rx_.front()), this, kEvRxDrain);
+    // InfiniBand: each VL's credits (set_rx_credits) bound what waits, so the buffer never refuses a frame.
+    pfc_.set_dma_write(write, 0xff, {Bytes(p_.rx_buffer.count() * 8), Bytes(0), Bytes(0)}, link_.rate);
   } else {
-    rx_slow_ = rx_drain_.bps() > 0 || rx_dma_.bps() > 0;
+    pfc_.set_dma_write(write, lossless, rx_limits(), link_.rate);
   }
+  rx_slow_ = pfc_.buffering();
+}
+
+void Nic::drained(Packet* p) {
+  rx_slow_ = pfc_.buffering();
   ++cnt_.data_rcvd;
   on_data(p);
   pool_.release(p);
 }
 
-// rx_refresh_gen_ is odd while the receive buffer has the switch paused: each XOFF and XON moves it on, so that a
-// refresh scheduled by an earlier XOFF finds another number and lapses.
-void Nic::signal_rx_pfc() {
-  ++rx_refresh_gen_;
-  pfc_pending_ |= rx_lossless_;
-  if (rx_.xoff()) {
-    sim_.after(pause_time(kStormQuanta, link_.rate) / 2, this, kEvRxRefresh, rx_refresh_gen_);
-  }
-  try_send();
-}
-
 void Nic::send_pause() {
-  Packet* f = pool_.acquire(PacketKind::kPfc);
-  f->frame = wire::kPfcFrame;
-  PacketExt& fx = pool_.ext(f);
-  fx.pfc_enable = pfc_pending_;
-  const uint8_t xoff = static_cast<uint8_t>((storming_ ? 1u << storm_prio_ : 0u) | (rx_.xoff() ? rx_lossless_ : 0u));
-  for (uint8_t m = pfc_pending_; m; m &= static_cast<uint8_t>(m - 1)) {
-    const int c = __builtin_ctz(m);
-    fx.pfc_quanta[c] = xoff >> c & 1u ? kStormQuanta : 0;
-  }
-  ++(pfc_pending_ & xoff ? cnt_.pause_sent : cnt_.resume_sent);
+  Packet* f = pfc_.frame(pfc_pending_);
   pfc_pending_ = 0;
   cnt_.tx_bytes += f->frame;
   busy_until_ = transmit(0, tx_, tx_.tx_time(f->wire_bytes(), link_), f);
@@ -553,26 +487,11 @@ void Nic::send_credit() {
 void Nic::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kEvStorm:
-      storming_ = sim_.now() < storm_until_;
-      if (storming_) {
-        pfc_pending_ |= static_cast<uint8_t>(1u << storm_prio_);
-        try_send();
-        sim_.after(pause_time(kStormQuanta, link_.rate) / 2, this, kEvStorm);
-      }
-      break;
     case kEvSlowRx:
-      rx_drain_ = Rate::bps(static_cast<int64_t>(arg));
-      rx_slow_ = rx_drain_.bps() > 0 || rx_dma_.bps() > 0 || !rx_.empty();
-      break;
     case kEvRxDrain:
-      drain_rx();
-      break;
     case kEvRxRefresh:
-      if (rx_.xoff() && arg == rx_refresh_gen_) {
-        pfc_pending_ |= rx_lossless_;
-        sim_.after(pause_time(kStormQuanta, link_.rate) / 2, this, kEvRxRefresh, rx_refresh_gen_);
-        try_send();
-      }
+      pfc_.on_event(kind, arg);
+      rx_slow_ = pfc_.buffering();
       break;
     case kEvPost:
       on_post(static_cast<uint32_t>(arg));
@@ -1059,7 +978,7 @@ void Nic::receive(Packet* p) {
     case PacketKind::kData:
       // Data goes to host memory: behind the receive buffer of a slow receiver. The NIC takes control packets itself.
       if (rx_slow_) [[unlikely]] {
-        buffer_frame(p);
+        pfc_.take(p);
         return;
       }
       ++cnt_.data_rcvd;

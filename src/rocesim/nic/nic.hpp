@@ -12,6 +12,7 @@
 #include "rocesim/net/node.hpp"
 #include "rocesim/net/ring.hpp"
 #include "rocesim/nic/flow.hpp"
+#include "rocesim/nic/pfc_source.hpp"
 #include "rocesim/nic/rx_buffer.hpp"
 #include "rocesim/nic/tcp.hpp"
 
@@ -74,8 +75,8 @@ struct RecvQpInit {
   uint32_t conn = 0;
 };
 
-// Counters of one NIC.
-struct NicCounters {
+// Counters of one NIC (with those of its PFC source).
+struct NicCounters : PfcSourceCounters {
   int64_t data_sent = 0;  // data packets put on the wire, retransmissions included
   int64_t data_rcvd = 0;  // data packets that reached this NIC (in order or not)
   int64_t ctrl_sent = 0;  // ACK, NAK and CNP packets sent
@@ -86,13 +87,7 @@ struct NicCounters {
   int64_t tx_bytes = 0;  // frame bytes
   int64_t rx_bytes = 0;
   int64_t lost_link_down = 0;  // packets sent on, or in flight on, this NIC's link when it was down
-  int64_t pause_sent = 0;      // PFC frames sent that pause a priority (a pause storm, or a full receive buffer)
-  int64_t resume_sent = 0;     // PFC frames sent that only resume
-  int64_t rx_buffer_max = 0;   // deepest receive buffer use seen, frame bytes (only a slow receiver buffers)
-  int64_t rx_dropped = 0;      // frames the receive buffer had no room for
-  // Of rx_dropped, those on priorities of switch.pfc.priorities.
-  int64_t rx_dropped_lossless = 0;
-  Time post_cpu;  // host CPU time spent posting RDMA work requests
+  Time post_cpu;               // host CPU time spent posting RDMA work requests
 };
 
 // Fields of an ACK or NAK beyond the addressing (see Nic::send_ctrl).
@@ -102,7 +97,7 @@ struct CtrlExtra {
   uint16_t ack_ce = 0;
 };
 
-class Nic final : public Node, public CcTimers, private TransportHost {
+class Nic final : public Node, public CcTimers, private TransportHost, private PfcSourceHost {
  public:
   Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
       std::array<uint8_t, 8> prio_to_dscp);
@@ -162,7 +157,11 @@ class Nic final : public Node, public CcTimers, private TransportHost {
   // Posts `count` receive buffers (ibv_post_recv) on a receive half at `at`: each SEND that arrives takes one.
   void post_recv(uint32_t recv_qpn, int64_t count, Time at);
 
-  const NicCounters& counters() const { return cnt_; }
+  NicCounters counters() const {
+    NicCounters c = cnt_;
+    static_cast<PfcSourceCounters&>(c) = pfc_.counters();
+    return c;
+  }
   const PauseState& pause_state() const { return pause_states_[0]; }
   // The messages this NIC requested, in posting order; with grouped records, a group's record where its first
   // message was posted.
@@ -205,9 +204,7 @@ class Nic final : public Node, public CcTimers, private TransportHost {
  private:
   // kEvPost: a pending_ slot; kEvWake: none; kEvRto: a send QP; kEvCcTimer: CcTimerArg; kEvReadRto: a READ
   // requester's receive QP; kEvCqe: none (the oldest completion in cq_).
-  // Then the TCP stack's kinds (nic/transport.hpp), handed to it.
-  // kEvStorm: none (the next XOFF of a pause storm). kEvSlowRx: the drain rate from now, in bits per second (0:
-  // no limit). kEvRxDrain: none (the receive buffer's head frame is in memory). kEvRxRefresh: the XOFF's number.
+  // Then the PFC source's kinds (nic/pfc_source.hpp) and the TCP stack's (nic/transport.hpp), handed to them.
   enum : uint32_t {
     kEvPost = kNodeEventBase,
     kEvWake,
@@ -215,13 +212,10 @@ class Nic final : public Node, public CcTimers, private TransportHost {
     kEvCcTimer,
     kEvReadRto,
     kEvCqe,
-    kEvStorm,
-    kEvSlowRx,
-    kEvRxDrain,
-    kEvRxRefresh,
     kEvLast = kEvDelayedAck + 1
   };
-  static_assert(kEvSegmentProcessed == kEvRxRefresh + 1, "a transport's event kinds follow the NIC's own");
+  static_assert(kEvStorm == kEvCqe + 1, "the PFC source's event kinds follow the NIC's own");
+  static_assert(kEvSegmentProcessed == kEvRxRefresh + 1, "a transport's event kinds follow the PFC source's");
   // A congestion-control timer: the send QP and the algorithm's timer id.
   struct CcTimerArg {
     uint32_t qpn = 0;
@@ -326,13 +320,19 @@ class Nic final : public Node, public CcTimers, private TransportHost {
   };
 
   void receive(Packet* p) override;
-  // A slow receiver: a data frame waits in the receive buffer (or is dropped when it has no room).
-  void buffer_frame(Packet* p);
-  void drain_rx();
-  // How long the receive buffer's head frame takes to reach memory.
-  Time drain_time(const Packet& p) const;
-  // PFC of the receive buffer: XOFF or XON to the switch for the lossless priorities.
-  void signal_rx_pfc();
+  // What the PFC source asks of its NIC (nic/pfc_source.hpp).
+  void owe_pfc(uint8_t prios) override {
+    pfc_pending_ |= prios;
+    try_send();
+  }
+  void leaving(const Packet& p) override {
+    if (credit_fc_) {
+      free_credits(p);
+    }
+  }
+  void drained(Packet* p) override;
+  // The receive buffer's thresholds for this NIC's link and frames (mlx5 port_buffer.c).
+  RxBufferLimits rx_limits() const;
   void prefetch(uint32_t kind, uint64_t arg) const override;
   void tx_done(uint16_t) override;
   void pause_ended(uint16_t, uint8_t) override {
@@ -362,10 +362,8 @@ class Nic final : public Node, public CcTimers, private TransportHost {
   void wake() override { try_send(); }
   void queue_control(Packet* p) override { queue_ctrl(p); }
   FlowRecord& record(uint32_t r) override { return records_[r]; }
-  // A PFC frame for the priorities in pfc_pending_ (XOFF for those a storm or the receive buffer pauses, else
-  // XON), on a free port.
+  // The PFC source's frame for the priorities in pfc_pending_, on a free port.
   void send_pause();
-  static constexpr int kStormQuanta = 65535;
   bool send_data(SendQp& q, uint32_t qpn);
   void activate(uint32_t qpn);
   bool window_full(const SendQp& q) const {
@@ -442,12 +440,14 @@ class Nic final : public Node, public CcTimers, private TransportHost {
   Time wake_at_ = Time::max();
   uint8_t pause_armed_ = 0;  // pause_states_[0].armed, kept in step with it
   uint8_t ctrl_ready_ = 0;   // priorities whose control queue is not empty
-  uint8_t pfc_pending_ = 0;  // priorities a PFC frame must signal (storm, receive buffer), sent ahead of everything
-  bool rx_slow_ = false;     // frames go through the receive buffer (a slow receiver, or frames still in it)
-  bool telemetry_ = false;   // data packets carry, and ACKs echo, an INT header (HPCC)
-  bool credit_fc_ = false;   // InfiniBand: credits_ holds the link's credits
-  uint8_t wire_flags_ = 0;   // Packet::kFlagIb on InfiniBand
-  bool dma_paced_ = false;   // PCIe paces the fetch of payloads to send (dma_read_, dma_ready_: cold otherwise)
+  // Priorities a PFC frame must signal (the PFC source's), or on InfiniBand VLs with credits to return: a link
+  // frame goes ahead of everything.
+  uint8_t pfc_pending_ = 0;
+  bool rx_slow_ = false;    // pfc_.buffering(), kept in step with it
+  bool telemetry_ = false;  // data packets carry, and ACKs echo, an INT header (HPCC)
+  bool credit_fc_ = false;  // InfiniBand: credits_ holds the link's credits
+  uint8_t wire_flags_ = 0;  // Packet::kFlagIb on InfiniBand
+  bool dma_paced_ = false;  // PCIe paces the fetch of payloads to send (dma_read_, dma_ready_: cold otherwise)
   uint32_t host_;
   std::array<uint8_t, 8> prio_to_dscp_;
   std::vector<SendQp> send_;
@@ -465,16 +465,9 @@ class Nic final : public Node, public CcTimers, private TransportHost {
   std::optional<Time> cnp_interval_;
   std::vector<PauseState> pause_states_{1};
   LinkEnd link_;
-  Time storm_until_;  // a pause storm fault sends XOFF until then
-  uint8_t storm_prio_ = 0;
-  bool storming_ = false;
-  RxBuffer rx_;
-  Rate rx_drain_;   // how fast frames leave the receive buffer (0: at once)
-  Rate rx_dma_;     // how fast PCIe writes received payload to memory (0: no limit)
+  PfcSource pfc_;
   Rate dma_read_;   // how fast PCIe fetches the payload of data packets to send (0: no limit)
   Time dma_ready_;  // when the payload of the next data packet has been fetched
-  uint8_t rx_lossless_ = 0;
-  uint32_t rx_refresh_gen_ = 0;
   std::vector<SendSide> sq_side_;
   std::vector<PendingPost> pending_;
   std::vector<uint32_t> free_pending_;

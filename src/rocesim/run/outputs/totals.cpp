@@ -111,7 +111,7 @@ nlohmann::json Totals::summary(const RunInfo& info) const {
   }
   // Frames a NIC's receive buffer had no room for (a slow receiver on a lossy priority) are lost too.
   for (const auto& n : net.nics()) {
-    const NicCounters& k = n->counters();
+    const NicCounters k = n->counters();
     drops += k.rx_dropped;
     lossless_drops += k.rx_dropped_lossless;
     if (k.rx_dropped) {
@@ -122,9 +122,10 @@ nlohmann::json Totals::summary(const RunInfo& info) const {
   // Packet-hops: frames that crossed one link (every frame a NIC or a switch port put on the wire).
   int64_t hops = pause_frames + resume_frames;
   for (const auto& n : net.nics()) {
-    cnps += n->counters().cnps_sent;
-    data_sent += n->counters().data_sent;
-    hops += n->counters().data_sent + n->counters().ctrl_sent;
+    const NicCounters k = n->counters();
+    cnps += k.cnps_sent;
+    data_sent += k.data_sent;
+    hops += k.data_sent + k.ctrl_sent;
   }
   for (const auto& sw : net.switches()) {
     for (uint16_t p = 0; p < sw->num_ports(); ++p) {
