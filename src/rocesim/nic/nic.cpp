@@ -105,7 +105,9 @@ Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, cons
       p_(p),
       cc_alg_(cc),
       cnp_interval_(cc.cnp_interval()),
-      pfc_(sim, pool, *this, *this) {
+      pfc_(sim, pool, *this, *this),
+      posts_(sim, *this, *this, p.wqe_fetch, p.wqe_gap),
+      cq_(sim, *this) {
   pause_ = &pause_states_;
 }
 
@@ -198,65 +200,40 @@ void Nic::post_send(uint32_t send_qpn, const WorkRequest& wr, Time at, uint32_t 
     const TcpStack::Peer peer = tcp_->peer(send_qpn & ~kTcpBit);
     const NewMessage m = new_record(peer.dst, peer.prio, peer.sport, peer.conn, wr, id, at);
     // A kernel send() is a system call, not a doorbell: no WQE to fetch (its cost is the CPU's).
-    pend(PendingPost{PendingPost::kSend, send_qpn, wr, m.record, m.flow, 0, !peer.offload},
-         peer.offload ? at + p_.wqe_fetch : at);
+    const WorkPost post{WorkPost::kSend, send_qpn, wr, m.record, m.flow, 0};
+    if (peer.offload) {
+      posts_.ring(post, at);
+    } else {
+      posts_.direct(post, at);
+    }
     return;
   }
   cnt_.post_cpu += p_.post_cpu;
   const SendQp& q = send_[send_qpn];
   const NewMessage m = new_record(q.dst, q.prio, q.sport, sq_side_[send_qpn].conn, wr, id, at);
-  pend(PendingPost{PendingPost::kSend, send_qpn, wr, m.record, m.flow, 0, false}, at + p_.wqe_fetch);
+  posts_.ring(WorkPost{WorkPost::kSend, send_qpn, wr, m.record, m.flow, 0}, at);
 }
 
 void Nic::post_read(uint32_t recv_qpn, const WorkRequest& wr, Time at, uint32_t id) {
   cnt_.post_cpu += p_.post_cpu;
   const RecvQp& r = recv_[recv_qpn];
   const NewMessage m = new_record(r.src, r.prio, r.sport, r.conn, wr, id, at);
-  pend(PendingPost{PendingPost::kRead, recv_qpn, wr, m.record, m.flow, 0, false}, at + p_.wqe_fetch);
+  posts_.ring(WorkPost{WorkPost::kRead, recv_qpn, wr, m.record, m.flow, 0}, at);
 }
 
 void Nic::post_recv(uint32_t recv_qpn, int64_t count, Time at) {
   if (recv_qpn & kTcpBit) {  // a TCP receiver takes whatever arrives: nothing to post
     return;
   }
-  pend(PendingPost{PendingPost::kRecv, recv_qpn, WorkRequest{}, kNoRecord, 0, count, false}, at);
+  posts_.direct(WorkPost{WorkPost::kRecv, recv_qpn, WorkRequest{}, 0, 0, count}, at);
 }
 
-// Slots of posts already taken are reused, so a long run's posts do not pile up.
-void Nic::pend(const PendingPost& post, Time at) {
-  size_t slot = pending_.size();
-  if (free_pending_.empty()) {
-    pending_.push_back(post);
-  } else {
-    slot = free_pending_.back();
-    free_pending_.pop_back();
-    pending_[slot] = post;
-  }
-  sim_.at(at, this, kEvPost, slot);
-}
-
-void Nic::on_post(uint32_t index) {
-  PendingPost& pp = pending_[index];
-  if (pp.kind == PendingPost::kRecv) {
-    recv_[pp.qpn].credits += pp.count;
-    free_pending_.push_back(index);
-    return;
-  }
-  // The send engine takes one work request per wqe_gap (its message rate).
-  if (p_.wqe_gap > Time() && !pp.engine_slot) {
-    pp.engine_slot = true;
-    const Time ready = std::max(sim_.now(), wqe_free_);
-    wqe_free_ = ready + p_.wqe_gap;
-    if (ready > sim_.now()) {
-      sim_.at(ready, this, kEvPost, index);
-      return;
-    }
-  }
-  const PendingPost post = pp;
-  free_pending_.push_back(index);
-  if (post.qpn & kTcpBit) {
+void Nic::posted(const WorkPost& post) {
+  if (post.kind == WorkPost::kRecv) {
+    recv_[post.qpn].credits += post.count;
+  } else if (post.qpn & kTcpBit) {
     tcp_->post(post.qpn & ~kTcpBit, post.wr, post.record, post.flow);
-  } else if (post.kind == PendingPost::kSend) {
+  } else if (post.kind == WorkPost::kSend) {
     start_send(post.qpn, post.wr, post.record, post.flow);
   } else {
     start_read(post.qpn, post.wr, post.record, post.flow);
@@ -335,15 +312,6 @@ FlowRecord* Nic::head_record(uint32_t qpn) {
     return nullptr;
   }
   return &records_[side.msgs[i].record];
-}
-
-void Nic::complete(uint32_t owner, const Completion& c) {
-  if (!sink_) {
-    return;
-  }
-  sim_.hold();  // the run goes on until the application has heard of it
-  cq_.push_back({owner, c});
-  sim_.at(sim_.now(), this, kEvCqe);
 }
 
 void Nic::finish_message(const QpMessage& m, uint32_t owner, uint32_t handle) {
@@ -494,7 +462,10 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       rx_slow_ = pfc_.buffering();
       break;
     case kEvPost:
-      on_post(static_cast<uint32_t>(arg));
+      posts_.on_event(arg);
+      break;
+    case kEvCqe:
+      cq_.on_event();
       break;
     case kEvSegmentProcessed:
       tcp_->on_processed(reinterpret_cast<Packet*>(arg));
@@ -560,16 +531,6 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       q.cc->on_timer(sim_.now(), id);
       pacing_changed(q);
       try_send();  // a rate increase may make a waiting QP eligible sooner than its scheduled wake-up
-      break;
-    }
-    case kEvCqe: {
-      const auto [owner, c] = cq_[cq_head_++];
-      if (cq_head_ == cq_.size()) {
-        cq_.clear();
-        cq_head_ = 0;
-      }
-      sink_->on_completion(owner, c);
-      sim_.release();
       break;
     }
     default:

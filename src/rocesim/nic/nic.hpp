@@ -11,8 +11,10 @@
 #include "rocesim/net/credits.hpp"
 #include "rocesim/net/node.hpp"
 #include "rocesim/net/ring.hpp"
+#include "rocesim/nic/completion_queue.hpp"
 #include "rocesim/nic/flow.hpp"
 #include "rocesim/nic/pfc_source.hpp"
+#include "rocesim/nic/post_engine.hpp"
 #include "rocesim/nic/rx_buffer.hpp"
 #include "rocesim/nic/tcp.hpp"
 
@@ -40,17 +42,6 @@ struct NicParams {
 
 // Parses "3:26, 6:48" (priority:DSCP) into the DSCP of each priority, -1 where unlisted (throws UnitError).
 std::array<int, 8> parse_prio_dscp_map(const std::string& s);
-
-// Where a NIC reports completions: the server its applications run on.
-// Contract: called from the NIC's own event handling, one completion per call, in the order they happened;
-// the callee may post work requests to the NIC from inside the call.
-class CompletionSink {
- public:
-  virtual void on_completion(uint32_t owner, const Completion& c) = 0;
-
- protected:
-  ~CompletionSink() = default;
-};
 
 // One end of a connection as Network::connect sets it up: a half queue pair carries one direction of data.
 struct SendQpInit {
@@ -97,7 +88,7 @@ struct CtrlExtra {
   uint16_t ack_ce = 0;
 };
 
-class Nic final : public Node, public CcTimers, private TransportHost, private PfcSourceHost {
+class Nic final : public Node, public CcTimers, private TransportHost, private PfcSourceHost, private PostEngineHost {
  public:
   Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
       std::array<uint8_t, 8> prio_to_dscp);
@@ -107,7 +98,7 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
     tx_ = TxLink::of(link);
   }
   const LinkEnd& link() const { return link_; }
-  void set_sink(CompletionSink* s) { sink_ = s; }
+  void set_sink(CompletionSink* s) { cq_.set_sink(s); }
 
   // Half queue pairs, set up before the run. WRITE and SEND data flows from a send half to the peer's receive
   // half; a READ's requester holds a receive half (read_requester) and the responder a send half
@@ -202,19 +193,13 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
   void arm(CongestionControl* cc, Time at, uint32_t id) override;
 
  private:
-  // kEvPost: a pending_ slot; kEvWake: none; kEvRto: a send QP; kEvCcTimer: CcTimerArg; kEvReadRto: a READ
-  // requester's receive QP; kEvCqe: none (the oldest completion in cq_).
-  // Then the PFC source's kinds (nic/pfc_source.hpp) and the TCP stack's (nic/transport.hpp), handed to them.
-  enum : uint32_t {
-    kEvPost = kNodeEventBase,
-    kEvWake,
-    kEvRto,
-    kEvCcTimer,
-    kEvReadRto,
-    kEvCqe,
-    kEvLast = kEvDelayedAck + 1
-  };
-  static_assert(kEvStorm == kEvCqe + 1, "the PFC source's event kinds follow the NIC's own");
+  // The post engine's kind first (nic/post_engine.hpp), then the NIC's own: kEvWake: none; kEvRto: a send QP;
+  // kEvCcTimer: CcTimerArg; kEvReadRto: a READ requester's receive QP. Then the completion queue's kind
+  // (nic/completion_queue.hpp), the PFC source's (nic/pfc_source.hpp) and the TCP stack's (nic/transport.hpp),
+  // each handed to its part.
+  enum : uint32_t { kEvWake = kEvPost + 1, kEvRto, kEvCcTimer, kEvReadRto, kEvLast = kEvDelayedAck + 1 };
+  static_assert(kEvCqe == kEvReadRto + 1, "the completion queue's event kind follows the NIC's own");
+  static_assert(kEvStorm == kEvCqe + 1, "the PFC source's event kinds follow the completion queue's");
   static_assert(kEvSegmentProcessed == kEvRxRefresh + 1, "a transport's event kinds follow the PFC source's");
   // A congestion-control timer: the send QP and the algorithm's timer id.
   struct CcTimerArg {
@@ -308,16 +293,6 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
     uint32_t read_end = 0;
     int64_t posted_bytes = 0;
   };
-  // A work request or receive posted for a later time (kEvPost's argument indexes these).
-  struct PendingPost {
-    enum Kind : uint8_t { kSend, kRead, kRecv } kind = kSend;
-    uint32_t qpn = 0;
-    WorkRequest wr;
-    uint32_t record = kNoRecord;
-    uint32_t flow = 0;         // the message's Packet::flow (QpMessage::flow)
-    int64_t count = 0;         // kRecv: receives posted
-    bool engine_slot = false;  // the send engine's turn for it has been taken (wqe_gap)
-  };
 
   void receive(Packet* p) override;
   // What the PFC source asks of its NIC (nic/pfc_source.hpp).
@@ -390,10 +365,8 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
   void seek_tx(SendQp& q, uint32_t qpn);
   // The record that counts a send half's events now (its oldest message's), or nullptr (a READ responder's).
   FlowRecord* head_record(uint32_t qpn);
-  // Keeps a post until `at` (kEvPost).
-  void pend(const PendingPost& post, Time at);
-  // A post's moment: the NIC has the work request (kEvPost).
-  void on_post(uint32_t index);
+  // The post engine hands on a work request (nic/post_engine.hpp): to the queue pair's transport.
+  void posted(const WorkPost& post) override;
   QpMessage message(uint32_t first_psn, const WorkRequest& wr, uint32_t record, uint32_t flow) const;
   void start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow);
   void start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow);
@@ -415,9 +388,8 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
   void fail_send_qp(uint32_t qpn);
   void fail_read_qp(uint32_t qpn);
   void compact(SendSide& side);
-  // Reports a completion to the owner, after the current event (kEvCqe), so that the application's reaction
-  // never runs inside the NIC's own bookkeeping.
-  void complete(uint32_t owner, const Completion& c) override;
+  // Reports a completion to the owner through the completion queue (after the current event).
+  void complete(uint32_t owner, const Completion& c) override { cq_.push(owner, c); }
   // After the congestion control may have changed the rate: recompute when the QP may send next.
   void pacing_changed(SendQp& q) { q.next_send = q.last_tx + q.cc->rate.tx_time(Bytes(q.last_wire)); }
   // An event at `t`, unless one is due by then already.
@@ -469,12 +441,8 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
   Rate dma_read_;   // how fast PCIe fetches the payload of data packets to send (0: no limit)
   Time dma_ready_;  // when the payload of the next data packet has been fetched
   std::vector<SendSide> sq_side_;
-  std::vector<PendingPost> pending_;
-  std::vector<uint32_t> free_pending_;
-  std::vector<std::pair<uint32_t, Completion>> cq_;  // completions not yet reported, oldest at cq_head_
-  size_t cq_head_ = 0;
-  Time wqe_free_;  // when the send engine can take the next work request
-  CompletionSink* sink_ = nullptr;
+  PostEngine posts_;
+  CompletionQueue cq_;
   std::vector<std::pair<uint32_t, uint32_t>> drops_;
   int64_t injected_ = 0;
   // InfiniBand: the credits of this port's two directions.
