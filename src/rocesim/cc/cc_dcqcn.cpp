@@ -20,7 +20,7 @@
 //     s == F: additive increase R_T += rate_ai;  R_C = (R_T + R_C)/2
 //     s >  F: hyper increase    R_T += rate_hai; R_C = (R_T + R_C)/2      (R_T capped at line rate)
 // The notification point (the receiving NIC) sends a CNP for a CE-marked packet at most once per
-// min_time_between_cnps per QP (see Nic).
+// min_time_between_cnps per QP (nic/notification_point.hpp).
 #include <cmath>
 #include <memory>
 

@@ -104,7 +104,7 @@ Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, cons
       prio_to_dscp_(prio_to_dscp),
       p_(p),
       cc_alg_(cc),
-      cnp_interval_(cc.cnp_interval()),
+      np_(cc.cnp_interval()),
       pfc_(sim, pool, *this, *this),
       posts_(sim, *this, *this, p.wqe_fetch, p.wqe_gap),
       cq_(sim, *this) {
@@ -980,9 +980,7 @@ void Nic::receive(Packet* p) {
 void Nic::on_data(Packet* p) {
   RecvQp& r = recv_[p->qpn];
   const Time now = sim_.now();
-  if (p->ecn == wire::kCe && cnp_interval_ && (!r.cnp_ever || now - r.last_cnp >= *cnp_interval_)) {
-    r.cnp_ever = true;
-    r.last_cnp = now;
+  if (p->ecn == wire::kCe && np_.on_ce(r.np, now)) {
     send_ctrl(PacketKind::kCnp, *p, r.src, r.src_qpn, 0);
   }
   if (r.read) {

@@ -13,6 +13,7 @@
 #include "rocesim/net/ring.hpp"
 #include "rocesim/nic/completion_queue.hpp"
 #include "rocesim/nic/flow.hpp"
+#include "rocesim/nic/notification_point.hpp"
 #include "rocesim/nic/pfc_source.hpp"
 #include "rocesim/nic/post_engine.hpp"
 #include "rocesim/nic/rx_buffer.hpp"
@@ -271,12 +272,11 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
     uint32_t since_ack = 0;
     uint32_t ce_since_ack = 0;
     bool nak_sent = false;
-    bool cnp_ever = false;
     bool read = false;  // the requester of READs: takes responses, sends no ACKs
     bool notify_landed = false;
     uint8_t prio = 0;
     uint16_t sport = 0;
-    Time last_cnp;
+    NotificationPoint::QpState np;
     int64_t delivered = 0;  // payload bytes taken in order
     int64_t msg_bytes = 0;  // of the message being received
     int64_t credits = 0;    // posted receives not yet taken by a SEND
@@ -434,7 +434,7 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
   NicParams p_;
   std::array<PacketRing, 8> ctrl_;  // ACK, NAK and CNP packets waiting, per priority
   const CcAlgorithm& cc_alg_;
-  std::optional<Time> cnp_interval_;
+  NotificationPoint np_;
   std::vector<PauseState> pause_states_{1};
   LinkEnd link_;
   PfcSource pfc_;
