@@ -8,8 +8,7 @@ Registry<CcFactory>& cc_registry() {
 }
 
 std::unique_ptr<CcAlgorithm> parse_cc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
-  const CcEntry& e = cc_registry().select(n, ctx, path);
-  return e.make(n.IsDefined() && n.IsMap() ? n : YAML::Node(), ctx, path);
+  return make_selected(cc_registry(), n, ctx, path);
 }
 
 }  // namespace rocesim

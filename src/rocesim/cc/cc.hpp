@@ -1,4 +1,5 @@
-// Congestion control at the sending NIC (the reaction point), one instance per queue pair.
+// Congestion control at the sending NIC (the reaction point), one instance per queue pair (family.hpp: why it
+// is not TCP's interface).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "rocesim/cc/family.hpp"
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/registry.hpp"
 #include "rocesim/core/units.hpp"
@@ -81,22 +83,13 @@ class CcAlgorithm {
 // CcFlowInfo&)`, with `Params::schema()` declaring its keys. With `kTelemetry` switches stamp in-band telemetry
 // on its data packets (HPCC).
 template <class Params, class Cc, bool kTelemetry = false>
-class ParamsAlgorithm final : public CcAlgorithm {
+class ParamsAlgorithm final : public ConfiguredAlgorithm<CcAlgorithm, Params> {
  public:
-  ParamsAlgorithm(Params p, const char* type) : p_(std::move(p)), type_(type) {}
+  using ConfiguredAlgorithm<CcAlgorithm, Params>::ConfiguredAlgorithm;
   std::unique_ptr<CongestionControl> make(const CcFlowInfo& f, CcTimers&) const override {
-    return std::make_unique<Cc>(p_, f);
+    return std::make_unique<Cc>(this->params(), f);
   }
   bool wants_telemetry() const override { return kTelemetry; }
-  nlohmann::json dump() const override {
-    auto j = Params::schema().dump(p_);
-    j["type"] = type_;
-    return j;
-  }
-
- private:
-  Params p_;
-  const char* type_;
 };
 
 // How a scenario's `nic.cc` section (already known to be of this type) becomes an algorithm: `n` is the mapping
@@ -108,12 +101,7 @@ using CcEntry = Registered<CcFactory>;
 // The registry entry of a ParamsAlgorithm, named `name`.
 template <class Params, class Cc, bool kTelemetry = false>
 CcEntry params_cc_entry(const char* name, const char* doc) {
-  return {name, doc,
-          [name](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
-            return std::make_unique<ParamsAlgorithm<Params, Cc, kTelemetry>>(Params::schema().parse(n, ctx, path),
-                                                                             name);
-          },
-          describe_schema<Params>()};
+  return configured_entry<CcFactory, ParamsAlgorithm<Params, Cc, kTelemetry>, Params>(name, doc);
 }
 
 // The registry: `nic.cc` is a name, or a mapping with `type`; dcqcn when absent.

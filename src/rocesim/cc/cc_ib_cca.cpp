@@ -94,32 +94,21 @@ class IbCca final : public CongestionControl {
   bool timer_running_ = false;  // one timer at a time: it re-arms itself until the index is back at its minimum
 };
 
-class IbCcaAlgorithm final : public CcAlgorithm {
+class IbCcaAlgorithm final : public ConfiguredAlgorithm<CcAlgorithm, IbCcaParams> {
  public:
-  explicit IbCcaAlgorithm(IbCcaParams p) : p_(std::move(p)) {}
+  using ConfiguredAlgorithm::ConfiguredAlgorithm;
   std::unique_ptr<CongestionControl> make(const CcFlowInfo& flow, CcTimers& timers) const override {
-    return std::make_unique<IbCca>(p_, flow.line_rate, timers);
+    return std::make_unique<IbCca>(params(), flow.line_rate, timers);
   }
   // A10: the destination returns a BECN for every packet that arrives with FECN.
   std::optional<Time> cnp_interval() const override { return Time(); }
-  nlohmann::json dump() const override {
-    auto j = IbCcaParams::schema().dump(p_);
-    j["type"] = "ib-cca";
-    return j;
-  }
-
- private:
-  IbCcaParams p_;
 };
 
 }  // namespace
 
 static CcEntry cc_ib_cca() {
-  return {"ib-cca", "InfiniBand congestion control (IBTA annex A10): BECNs raise a CCT index that sets the packet gap",
-          [](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<CcAlgorithm> {
-            return std::make_unique<IbCcaAlgorithm>(IbCcaParams::schema().parse(n, ctx, path));
-          },
-          describe_schema<IbCcaParams>()};
+  return configured_entry<CcFactory, IbCcaAlgorithm, IbCcaParams>(
+      "ib-cca", "InfiniBand congestion control (IBTA annex A10): BECNs raise a CCT index that sets the packet gap");
 }
 
 namespace {

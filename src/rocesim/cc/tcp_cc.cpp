@@ -8,8 +8,7 @@ Registry<TcpCcFactory>& tcp_cc_registry() {
 }
 
 std::unique_ptr<TcpCcAlgorithm> parse_tcp_cc(const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
-  const TcpCcEntry& e = tcp_cc_registry().select(n, ctx, path);
-  return e.make(n.IsDefined() && n.IsMap() ? n : YAML::Node(), ctx, path);
+  return make_selected(tcp_cc_registry(), n, ctx, path);
 }
 
 }  // namespace rocesim

@@ -1,6 +1,7 @@
 // Congestion control of TCP connections (kernel TCP and iWARP's offloaded TCP), one instance per connection.
 // The window is in bytes; slow start and loss recovery belong to the stack (nic/tcp.hpp), which calls the
-// algorithm for growth outside recovery and for its reaction to a loss, a timeout or an ECN echo.
+// algorithm for growth outside recovery and for its reaction to a loss, a timeout or an ECN echo (family.hpp: why
+// this is not the RDMA interface).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "rocesim/cc/family.hpp"
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/registry.hpp"
 #include "rocesim/core/units.hpp"
@@ -73,29 +75,16 @@ using TcpCcEntry = Registered<TcpCcFactory>;
 
 // An algorithm made from its parameters alone: `Cc(const Params&)`, `Params::schema()` declaring its keys.
 template <class Params, class Cc, bool kEcn = false>
-class TcpParamsAlgorithm final : public TcpCcAlgorithm {
+class TcpParamsAlgorithm final : public ConfiguredAlgorithm<TcpCcAlgorithm, Params> {
  public:
-  TcpParamsAlgorithm(Params p, const char* type) : p_(std::move(p)), type_(type) {}
-  std::unique_ptr<TcpCongestion> make() const override { return std::make_unique<Cc>(p_); }
+  using ConfiguredAlgorithm<TcpCcAlgorithm, Params>::ConfiguredAlgorithm;
+  std::unique_ptr<TcpCongestion> make() const override { return std::make_unique<Cc>(this->params()); }
   bool wants_ecn() const override { return kEcn; }
-  nlohmann::json dump() const override {
-    auto j = Params::schema().dump(p_);
-    j["type"] = type_;
-    return j;
-  }
-
- private:
-  Params p_;
-  const char* type_;
 };
 
 template <class Params, class Cc, bool kEcn = false>
 TcpCcEntry tcp_cc_entry(const char* name, const char* doc) {
-  return {name, doc,
-          [name](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) -> std::unique_ptr<TcpCcAlgorithm> {
-            return std::make_unique<TcpParamsAlgorithm<Params, Cc, kEcn>>(Params::schema().parse(n, ctx, path), name);
-          },
-          describe_schema<Params>()};
+  return configured_entry<TcpCcFactory, TcpParamsAlgorithm<Params, Cc, kEcn>, Params>(name, doc);
 }
 
 // The registry: `tcp.cc` is a name or a mapping with `type`; cubic (the Linux default) when absent.

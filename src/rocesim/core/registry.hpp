@@ -107,6 +107,13 @@ class Registrar {
   Registrar(Registry<Factory>& r, Registered<Factory> e) { r.add(std::move(e)); }
 };
 
+// The implementation `n` selects (core: Registry::select), made from its mapping, or from no parameters when `n`
+// is a bare name or absent.
+template <class Factory>
+auto make_selected(const Registry<Factory>& r, const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
+  return r.select(n, ctx, path).make(n.IsDefined() && n.IsMap() ? n : YAML::Node(), ctx, path);
+}
+
 // The doc of a `type` key whose choices are a registry's: "a (summary), b (summary)".
 template <class Factory>
 std::string registry_doc(const Registry<Factory>& r) {
