@@ -20,7 +20,7 @@ TEST(SlowReceiver, WriteRunsAtTheDrainRateAndTheReceiverPausesWithoutLoss) {
   s->run();
   const FlowRecord& f = s->net().flows()[0];
   ASSERT_TRUE(f.done);
-  const NicCounters& rx = s->net().nic(1).counters();
+  const NicCounters rx = s->net().nic(1).counters();
   // Every data frame drains at 25 Gb/s, one after the other: the FCT is their bytes at that rate, plus about a
   // base RTT (the first frame's way in, the last ACK's way back).
   const Time drain = Rate::gbps(25).tx_time(Bytes(rx.rx_bytes));

@@ -29,6 +29,7 @@ class Rig final : public EventHandler, public CompletionSink {
   bool in_work = false;
   uint64_t next_wr = 0;
   int repost = 0;  // completions the application answers with another message
+  int chain = 0;   // completions whose hearing makes another completion at once (as a RECV of a SEND's landing)
 
   Rig() : EventHandler(0) {}
   void message_at(Time t) {
@@ -61,6 +62,12 @@ class Rig final : public EventHandler, public CompletionSink {
     if (repost > 0) {
       --repost;
       message_at(sim.now() + Time::ns(10));
+    }
+    if (chain > 0) {
+      --chain;
+      Completion next;
+      next.wr_id = next_wr++;
+      cq.push(owner + 10, next);
     }
   }
 };
@@ -113,6 +120,26 @@ TEST(CompletionQueue, WithoutASinkNothingIsQueuedAndNothingHoldsTheRun) {
   // The run ended with the message's release: no completion held it on to the timer.
   EXPECT_EQ(r.sim.now(), Time::ns(50));
   EXPECT_EQ(r.sim.held(), 0);
+}
+
+TEST(CompletionQueue, ACompletionMadeWhileOneIsHeardIsHeardAfterItAndHoldsTheRunUntilThen) {
+  Rig r;
+  r.cq.set_sink(&r);
+  r.per_event = 2;
+  r.chain = 2;
+  r.message_at(Time::ns(50));
+  r.timer_at(Time::ns(500));
+  r.sim.run(Time::ms(1));
+  // 0 and 1 from the message; 2 made while 0 was heard, 3 while 1 was: in the order made, all at 50 ns.
+  ASSERT_EQ(r.heard.size(), 4u);
+  const uint32_t owners[] = {0, 1, 10, 11};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.heard[i].wr_id, i);
+    EXPECT_EQ(r.heard[i].owner, owners[i]);
+    EXPECT_EQ(r.heard[i].at, Time::ns(50));
+  }
+  EXPECT_EQ(r.sim.held(), 0);
+  EXPECT_EQ(r.sim.now(), Time::ns(50));  // every hold released: the run ended before the timer
 }
 
 }  // namespace

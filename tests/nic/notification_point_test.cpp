@@ -33,7 +33,7 @@ TEST(NotificationPoint, TheIntervalCountsFromTheLastCnpNotTheLastMark) {
   EXPECT_EQ(answered(np, {0, 3, 5, 8, 9}), (std::vector<int64_t>{0, 5, 9}));
 }
 
-TEST(NotificationPoint, AMarkLongAfterTheStartIsAnsweredWhateverTheClock) {
+TEST(NotificationPoint, TheFirstMarkIsAnsweredBeforeOneIntervalHasPassedSinceTimeZero) {
   // The first CNP of a queue pair does not wait for an interval since time zero.
   const NotificationPoint np(Time::us(50));
   EXPECT_EQ(answered(np, {20, 60, 70, 71}), (std::vector<int64_t>{20, 70}));

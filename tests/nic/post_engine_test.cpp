@@ -20,6 +20,7 @@ class Rig final : public EventHandler, public PostEngineHost {
   Simulator sim{1};
   PostEngine engine;
   std::vector<Arrival> got;
+  int chain = 0;  // posts the transport answers by ringing the next one (an application posting on completion)
 
   Rig(Time fetch, Time gap) : EventHandler(0), engine(sim, *this, *this, fetch, gap) {}
   static WorkPost send(uint32_t qpn) { return WorkPost{WorkPost::kSend, qpn, WorkRequest{}, 0, 0, 0}; }
@@ -30,7 +31,13 @@ class Rig final : public EventHandler, public PostEngineHost {
     ASSERT_EQ(kind, kEvPost);
     engine.on_event(arg);
   }
-  void posted(const WorkPost& post) override { got.push_back({sim.now(), post.qpn, post.kind}); }
+  void posted(const WorkPost& post) override {
+    got.push_back({sim.now(), post.qpn, post.kind});
+    if (chain > 0) {
+      --chain;
+      engine.ring(send(post.qpn + 1), sim.now());
+    }
+  }
 };
 
 TEST(PostEngine, DoorbellsRungTogetherLeaveTheSendEngineOnePerWqeGapAfterTheFetch) {
@@ -91,24 +98,42 @@ TEST(PostEngine, DirectPostsNeitherWaitForAFetchNorTakeTheSendEnginesTurns) {
 }
 
 TEST(PostEngine, ABacklogOfRequestsLeavesAtTheMessageRate) {
-  // 100 rung every 200 ns, which take 300 ns of turns: each reaches the transport at max(fetched, previous + gap),
-  // here 100 ns + 999 x 3 ns for the last.
+  // Ten batches of 100, rung every 200 ns: a batch takes 300 ns of turns, more than the time between batches, so
+  // after the first fetch (100 ns) the engine never idles and request i leaves at 100 + 3 i ns, the last at
+  // 100 + 999 x 3 = 3,097 ns.
   Rig r(Time::ns(100), Time::ns(3));
-  Time expected_last;
   for (int i = 0; i < 1000; ++i) {
-    const Time rung = Time::ns((i / 100) * 200);
-    r.engine.ring(Rig::send(static_cast<uint32_t>(i)), rung);
-    expected_last = std::max(expected_last + Time::ns(3), rung + Time::ns(100));
-    if (i == 0) {
-      expected_last = rung + Time::ns(100);
-    }
+    r.engine.ring(Rig::send(static_cast<uint32_t>(i)), Time::ns((i / 100) * 200));
   }
   r.run();
   ASSERT_EQ(r.got.size(), 1000u);
-  EXPECT_EQ(r.got.back().at, expected_last);
-  for (size_t i = 1; i < r.got.size(); ++i) {
-    EXPECT_GE(r.got[i].at - r.got[i - 1].at, Time::ns(3)) << i;
+  EXPECT_EQ(r.got.back().at, Time::ns(3'097));
+  for (size_t i = 0; i < r.got.size(); ++i) {
+    EXPECT_EQ(r.got[i].at, Time::ns(100 + 3 * static_cast<int64_t>(i))) << i;
+    EXPECT_EQ(r.got[i].qpn, i);
   }
+}
+
+TEST(PostEngine, ARequestRungWhileTheTransportTakesOneIsFetchedAndServedInItsTurn) {
+  // Each request, when it reaches the transport, rings the next (as an application that posts on completion):
+  // 0 leaves at 100 ns; 1, rung then, is fetched at 200 ns, when the engine is long idle; and so on.
+  Rig r(Time::ns(100), Time::ns(30));
+  r.chain = 3;
+  r.engine.ring(Rig::send(0), Time());
+  r.engine.ring(Rig::send(10), Time());  // a second doorbell with the first: its turn is at 130 ns
+  r.run();
+  ASSERT_EQ(r.got.size(), 5u);
+  EXPECT_EQ(r.got[0].at, Time::ns(100));
+  EXPECT_EQ(r.got[0].qpn, 0u);
+  EXPECT_EQ(r.got[1].at, Time::ns(130));
+  EXPECT_EQ(r.got[1].qpn, 10u);
+  // 0 rang 1 at 100 ns (fetched at 200); 10 rang 11 at 130 ns (fetched at 230); 1 rang 2 at 200 ns (fetched 300).
+  EXPECT_EQ(r.got[2].at, Time::ns(200));
+  EXPECT_EQ(r.got[2].qpn, 1u);
+  EXPECT_EQ(r.got[3].at, Time::ns(230));
+  EXPECT_EQ(r.got[3].qpn, 11u);
+  EXPECT_EQ(r.got[4].at, Time::ns(300));
+  EXPECT_EQ(r.got[4].qpn, 2u);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "rocesim/core/params.hpp"
 #include "rocesim/core/registry.hpp"
@@ -24,6 +25,8 @@ namespace rocesim {
 
 // An algorithm of the family `Interface` (CcAlgorithm or TcpCcAlgorithm) configured by `Params`, whose keys
 // Params::schema() declares: it keeps its parameters and dumps them under its type name.
+// Contract: a derived algorithm is constructible from (Params, type name) and implements the family's `make`; its
+// dump() is the schema's dump of its parameters plus `type`, which the run's config.json records.
 template <class Interface, class Params>
 class ConfiguredAlgorithm : public Interface {
  public:
@@ -42,7 +45,8 @@ class ConfiguredAlgorithm : public Interface {
   std::string type_;
 };
 
-// The registry entry of `Algorithm`, constructed as Algorithm(Params, name) from the parameters the scenario gives.
+// The registry entry of `Algorithm`, constructed as Algorithm(Params, name) from the parameters the scenario gives
+// (core/registry.hpp: `Factory` is the family's factory type, `name` a string that outlives the registry).
 template <class Factory, class Algorithm, class Params>
 Registered<Factory> configured_entry(const char* name, const char* summary) {
   return {name, summary,

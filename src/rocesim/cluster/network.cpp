@@ -371,12 +371,9 @@ std::vector<std::pair<Rate, Time>> Network::path(uint32_t src, uint32_t dst, uin
   probe.dst = dst;
   probe.sport = sport;
   const Node* at = s.link().peer;
-  for (int guard = 0; guard < 64; ++guard) {
-    const auto* sw = dynamic_cast<const Switch*>(at);
-    if (!sw) {
-      break;
-    }
-    const size_t si = static_cast<size_t>(node_switch_[sw->graph_id()]);
+  for (int guard = 0; guard < 64 && at && at->kind() == NodeKind::kSwitch; ++guard) {
+    const auto si = static_cast<size_t>(node_switch_[at->graph_id()]);
+    const Switch* sw = switches_[si].get();
     const uint16_t port = initial_routes_[si]->port(probe, sw->ecmp());
     const LinkEnd& l = sw->link(port);
     hops.push_back({l.rate, l.delay});

@@ -16,7 +16,6 @@
 #include "rocesim/nic/notification_point.hpp"
 #include "rocesim/nic/pfc_source.hpp"
 #include "rocesim/nic/post_engine.hpp"
-#include "rocesim/nic/rx_buffer.hpp"
 #include "rocesim/nic/tcp.hpp"
 
 namespace rocesim {
@@ -67,8 +66,8 @@ struct RecvQpInit {
   uint32_t conn = 0;
 };
 
-// Counters of one NIC (with those of its PFC source).
-struct NicCounters : PfcSourceCounters {
+// What one NIC counts itself.
+struct NicOwnCounters {
   int64_t data_sent = 0;  // data packets put on the wire, retransmissions included
   int64_t data_rcvd = 0;  // data packets that reached this NIC (in order or not)
   int64_t ctrl_sent = 0;  // ACK, NAK and CNP packets sent
@@ -81,6 +80,9 @@ struct NicCounters : PfcSourceCounters {
   int64_t lost_link_down = 0;  // packets sent on, or in flight on, this NIC's link when it was down
   Time post_cpu;               // host CPU time spent posting RDMA work requests
 };
+
+// Counters of one NIC: its own and its PFC source's.
+struct NicCounters : NicOwnCounters, PfcSourceCounters {};
 
 // Fields of an ACK or NAK beyond the addressing (see Nic::send_ctrl).
 struct CtrlExtra {
@@ -149,11 +151,7 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
   // Posts `count` receive buffers (ibv_post_recv) on a receive half at `at`: each SEND that arrives takes one.
   void post_recv(uint32_t recv_qpn, int64_t count, Time at);
 
-  NicCounters counters() const {
-    NicCounters c = cnt_;
-    static_cast<PfcSourceCounters&>(c) = pfc_.counters();
-    return c;
-  }
+  NicCounters counters() const { return NicCounters{cnt_, pfc_.counters()}; }
   const PauseState& pause_state() const { return pause_states_[0]; }
   // The messages this NIC requested, in posting order; with grouped records, a group's record where its first
   // message was posted.
@@ -250,7 +248,7 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
     Time last_tx;           // when the QP last started a packet
     int32_t last_wire = 0;  // its wire bytes
     Time next_send;         // last_tx + last_wire x 8 / rate, at the current rate (see pacing_changed)
-    Time hold_until;        // after a receiver-not-ready NAK, or until the send engine has the work request
+    Time hold_until;        // after a receiver-not-ready NAK: the RNR timer
     Time rto_deadline;
     std::unique_ptr<CongestionControl> cc;
   };
@@ -347,7 +345,7 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
   // Queues an ACK, NAK or CNP; `about` is the data packet that caused it (ACKs echo its time and telemetry).
   // Everything is filled in before the packet is queued: it may leave at once.
   void send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t psn, CtrlExtra extra = {});
-  // Inlined into receive(), its hot caller (drain_rx() is the other).
+  // Inlined into receive(), its hot caller (drained() is the other).
   [[gnu::always_inline]] inline void on_data(Packet* p);
   void on_read_response(RecvQp& r, const Packet* p);
   void message_received(RecvQp& r, uint8_t opcode);
@@ -430,7 +428,7 @@ class Nic final : public Node, public CcTimers, private TransportHost, private P
   std::unordered_map<uint32_t, uint32_t> group_row_;  // connection -> its latest group record
   uint32_t messages_ = 0;                             // messages posted: an unnumbered message's flow tag
   std::vector<RecvQp> recv_;
-  NicCounters cnt_;
+  NicOwnCounters cnt_;
   NicParams p_;
   std::array<PacketRing, 8> ctrl_;  // ACK, NAK and CNP packets waiting, per priority
   const CcAlgorithm& cc_alg_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "rocesim/net/wire.hpp"
+
 namespace rocesim {
 
 void PfcSource::schedule_storm(Time from, Time until, int prio, Rate link) {

@@ -55,7 +55,8 @@ struct RxBufferLimits {
 // Contract: setup calls before the run; during it the NIC passes every data frame through take() while
 // buffering() (and takes it itself otherwise), hands the kinds of PfcSourceEvent to on_event, and builds the
 // frame it owes with frame() once the port is free. XOFFs carry 65535 quanta and are refreshed every half of that
-// pause lifetime while their cause lasts; a frame that signals only ends of pauses carries 0 quanta.
+// pause lifetime while their cause lasts; a frame that signals only ends of pauses carries 0 quanta. The link's
+// rate, given at setup, does not change during the run (it times the refreshes).
 class PfcSource {
  public:
   static constexpr int kQuanta = 65535;
