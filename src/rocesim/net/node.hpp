@@ -245,12 +245,13 @@ class Node : public EventHandler {
     pool_.release(p);
   }
 
-  // What every packet touches first (one cache line with the vtable pointer), the name last.
+  // What every packet touches first (the first 64 bytes, with the vtable pointer and the event key), the name
+  // last. taps_'s begin and end, read to see that it is empty, are the last 16 of them.
   Simulator& sim_;
   PacketPool& pool_;
-  std::vector<std::vector<FrameTap*>> taps_;        // per port; empty unless something watches
-  std::vector<PauseState>* pause_ = nullptr;        // per port; set by the subclass
   std::unique_ptr<std::vector<LinkFault>> faults_;  // per port; only in runs with fabric events
+  std::vector<PauseState>* pause_ = nullptr;        // per port; set by the subclass
+  std::vector<std::vector<FrameTap*>> taps_;        // per port; empty unless something watches
   std::vector<PfcObserver*> pfc_obs_;
   Outboxes* outboxes_ = nullptr;  // partitioned runs only
   uint32_t graph_id_ = 0;

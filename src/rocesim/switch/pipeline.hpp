@@ -67,7 +67,7 @@ class SwitchOn final : public Switch {
   void enqueue(Packet* p) {
     const uint16_t out = route(*p);
     int c = p->priority;
-    if (!on_route_.empty()) [[unlikely]] {
+    if (stage_hooks_ & EgressStage::kRoute) [[unlikely]] {
       for (EgressStage* s : on_route_) {
         if (const auto why = s->on_route(p, out, c)) {
           drop_admitted(p, *why);
@@ -135,7 +135,7 @@ class SwitchOn final : public Switch {
     }
     EgressClass& q = port.out[c];
     Packet* p = dequeue(port, c);
-    if (!on_leave_.empty()) [[unlikely]] {
+    if (stage_hooks_ & EgressStage::kLeave) [[unlikely]] {
       for (EgressStage* s : on_leave_) {
         s->on_leave(p, out, port.queued, true);
       }

@@ -152,8 +152,10 @@ void Switch::build_stages() {
                                                   telemetry_, faults_ != nullptr, wd_.get(), scenario_file_});
   on_route_.clear();
   on_leave_.clear();
+  stage_hooks_ = 0;
   for (const auto& s : stages_) {
     const uint8_t h = s->hooks();
+    stage_hooks_ |= h;
     if (h & EgressStage::kRoute) {
       on_route_.push_back(s.get());
     }

@@ -214,6 +214,9 @@ class Switch : public Node {
   std::unique_ptr<EcnMarker> marker_;  // every port's, if given
   std::unique_ptr<PfcWatchdog> wd_;    // only with switch.pfc.watchdog.enabled
   std::vector<std::unique_ptr<EgressStage>> stages_;
+  // The egress stages with each hook, in order (empty in a run that enables none; stage_hooks_ says which are not).
+  std::vector<EgressStage*> on_route_;
+  std::vector<EgressStage*> on_leave_;
   std::string scenario_file_;  // for the stages' errors
   std::shared_ptr<const RouteTable> routes_;
   std::vector<std::shared_ptr<const RouteTable>> scheduled_routes_;  // kEvRoutes's argument indexes these
@@ -223,6 +226,9 @@ class Switch : public Node {
   int64_t max_frame_;
   uint8_t lossless_ = 0;
   bool telemetry_ = false;
+  // The hooks some egress stage has (EgressStage::kRoute, kLeave): a packet tests this byte, among what it
+  // touches anyway, instead of the stage lists.
+  uint8_t stage_hooks_ = 0;
   // What every packet touches comes last and together, next to the flow control's own (SwitchOn::fc_): on a large
   // fabric a switch is visited every few hundred events, and its state scattered over the object cost a miss per
   // field.
@@ -232,9 +238,6 @@ class Switch : public Node {
   // tell from a line in cache whether the port will be idle, and only then load what sending needs.
   std::vector<Time> busy_until_;
   std::unique_ptr<Scheduler> sched_;  // for every port (each port keeps its own state)
-  // The egress stages with each hook, in order (empty in a run that enables none).
-  std::vector<EgressStage*> on_route_;
-  std::vector<EgressStage*> on_leave_;
   std::array<uint8_t, 64> dscp_to_prio_{};
   // routes_'s arrays, read directly (one pointer less to follow per packet).
   const uint16_t* route_set_ = nullptr;
