@@ -1,5 +1,6 @@
-// What a transport beside the NIC's RC queue pairs (kernel TCP and iWARP, nic/tcp.hpp) works with: its NIC's
-// clock, packets and message records, the NIC's event kinds for its timers, and the calls back into the NIC.
+// What a transport of the NIC (its RC queue pairs, nic/rc_transport.hpp; kernel TCP and iWARP, nic/tcp.hpp) works
+// with: its NIC's clock, packets and message records, the NIC's event kinds for its timers, and the calls back into
+// the NIC.
 #pragma once
 
 #include <array>
@@ -12,7 +13,7 @@
 
 namespace rocesim {
 
-// The NIC's event kinds for such a transport (arguments are the transport's): a received segment its core has
+// The NIC's event kinds for the TCP stack (arguments are the stack's): a received segment its core has
 // processed (Packet*), a copy done, a retransmission timeout (a send half), a delayed ACK (a receive half). The
 // NIC hands each back to the transport.
 enum TransportEvent : uint32_t {

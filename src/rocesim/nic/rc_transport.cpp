@@ -1,0 +1,660 @@
+#include "rocesim/nic/rc_transport.hpp"
+
+#include <algorithm>
+
+namespace rocesim {
+
+RcTransport::RcTransport(const TransportContext& ctx, const NicParams& p, const CcAlgorithm& cc)
+    : telemetry_(cc.wants_telemetry()), ctx_(ctx), p_(p), cc_alg_(cc), np_(cc.cnp_interval()) {}
+
+void RcTransport::use_fabric(wire::Fabric f) {
+  fabric_ = f;
+  wire_flags_ = f == wire::Fabric::kInfiniband ? Packet::kFlagIb : 0;
+}
+
+RcTransport::Peer RcTransport::send_peer(uint32_t qpn) const {
+  const SendQp& q = send_[qpn];
+  return {q.dst, q.prio, q.sport, sq_side_[qpn].conn};
+}
+
+RcTransport::Peer RcTransport::read_peer(uint32_t qpn) const {
+  const RecvQp& r = recv_[qpn];
+  return {r.src, r.prio, r.sport, r.conn};
+}
+
+uint32_t RcTransport::add_recv_qp(const RecvQpInit& init) {
+  RecvQp r;
+  r.read = init.read_requester;
+  r.src = init.peer;  // where the data comes from
+  r.prio = static_cast<uint8_t>(init.priority);
+  r.sport = init.sport;
+  r.notify_landed = init.notify_landed;
+  r.owner = init.owner;
+  r.handle = init.handle;
+  r.conn = init.conn;
+  recv_.push_back(std::move(r));
+  return static_cast<uint32_t>(recv_.size() - 1);
+}
+
+uint32_t RcTransport::add_send_qp(const SendQpInit& init, Rate line_rate) {
+  SendQp q;
+  q.dst = init.peer;
+  q.dst_qpn = init.peer_qpn;
+  q.prio = static_cast<uint8_t>(init.priority);
+  q.dscp = ctx_.prio_to_dscp[q.prio];
+  q.sport = init.sport;
+  q.read_response = init.read_responder;
+  q.op = init.read_responder ? RdmaOp::kRead : RdmaOp::kWrite;
+  q.cc = cc_alg_.make(CcFlowInfo{line_rate, init.base_rtt, p_.mtu}, *this);
+  const auto qpn = static_cast<uint32_t>(send_.size());
+  q.cc->owner = qpn;
+  send_.push_back(std::move(q));
+  SendSide side;
+  side.owner = init.owner;
+  side.handle = init.handle;
+  side.conn = init.conn;
+  sq_side_.push_back(std::move(side));
+  return qpn;
+}
+
+RcTransport::QpMessage RcTransport::message(uint32_t first_psn, const WorkRequest& wr, uint32_t record,
+                                            uint32_t flow) const {
+  QpMessage m;
+  m.first_psn = first_psn;
+  m.size = wr.size.count();
+  m.end_psn = first_psn + static_cast<uint32_t>(std::max<int64_t>(1, (m.size + p_.mtu - 1) / p_.mtu));
+  m.op = wr.op;
+  m.signaled = wr.signaled;
+  m.wr_id = wr.wr_id;
+  m.record = record;
+  m.flow = flow;
+  return m;
+}
+
+void RcTransport::start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow) {
+  SendQp& q = send_[qpn];
+  SendSide& side = sq_side_[qpn];
+  const QpMessage m = message(q.end_psn, wr, record, flow);
+  if (q.error) {
+    fail_message(m, side.owner, side.handle, WcStatus::kFlushed);
+    return;
+  }
+  ctx_.nic.set_offset(record, side.posted_bytes);
+  side.posted_bytes += m.size;
+  side.msgs.push_back(m);
+  q.end_psn = m.end_psn;
+  start_qp(q);
+  activate(qpn);
+  ctx_.nic.wake();
+}
+
+void RcTransport::start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow) {
+  RecvQp& r = recv_[qpn];
+  const QpMessage m = message(r.read_end, wr, record, flow);
+  if (r.error) {
+    fail_message(m, r.owner, r.handle, WcStatus::kFlushed);
+    return;
+  }
+  ctx_.nic.set_offset(record, r.posted_bytes);
+  r.posted_bytes += m.size;
+  r.read_end = m.end_psn;
+  const bool idle = r.read_head == r.reads.size();
+  r.reads.push_back(m);
+  if (idle) {
+    r.deadline = ctx_.sim.now() + p_.retransmit_timeout;
+  }
+  if (!r.rto_armed) {
+    r.rto_armed = true;
+    ctx_.sim.at(r.deadline, &ctx_.node, kEvReadRto, qpn);
+  }
+  issue_reads(r);
+}
+
+// Sends the requests of waiting READs while fewer than max_rd_atomic are outstanding.
+void RcTransport::issue_reads(RecvQp& r) {
+  while (r.read_next < r.reads.size() && r.read_next - r.read_head < static_cast<size_t>(p_.max_rd_atomic)) {
+    const QpMessage& m = r.reads[r.read_next++];
+    send_read_request(r, m, m.first_psn);
+  }
+}
+
+void RcTransport::arm(CongestionControl* cc, Time at, uint32_t id) {
+  ctx_.sim.at(at, &ctx_.node, kEvCcTimer, CcTimerArg{cc->owner, id}.encode());
+}
+
+FlowRecord* RcTransport::head_record(uint32_t qpn) {
+  const SendSide& side = sq_side_[qpn];
+  // The oldest message not yet acknowledged; after the last one completed, the last one (late CNPs count there).
+  const size_t i = side.head < side.msgs.size() ? side.head : side.msgs.size() - 1;
+  if (side.msgs.empty() || side.msgs[i].record == kNoRecord) {
+    return nullptr;
+  }
+  return &ctx_.nic.record(side.msgs[i].record);
+}
+
+void RcTransport::finish_message(const QpMessage& m, uint32_t owner, uint32_t handle) {
+  FlowRecord& rec = ctx_.nic.record(m.record);
+  rec.end = ctx_.sim.now();
+  rec.done = --rec.open == 0;
+  if (m.signaled) {
+    ctx_.nic.complete(owner,
+                      Completion{m.wr_id, handle, WcKind::kSend, WcStatus::kSuccess, m.op, m.size, ctx_.sim.now()});
+  }
+  ctx_.sim.release();
+}
+
+void RcTransport::fail_message(const QpMessage& m, uint32_t owner, uint32_t handle, WcStatus status) {
+  FlowRecord& rec = ctx_.nic.record(m.record);
+  rec.end = ctx_.sim.now();
+  rec.failed = true;
+  --rec.open;
+  ctx_.nic.complete(owner, Completion{m.wr_id, handle, WcKind::kSend, status, m.op, 0, ctx_.sim.now()});
+  ctx_.sim.release();
+}
+
+void RcTransport::fail_send_qp(uint32_t qpn) {
+  SendQp& q = send_[qpn];
+  SendSide& side = sq_side_[qpn];
+  q.error = true;
+  q.next_psn = q.acked = q.end_psn;  // nothing more goes out
+  for (size_t i = side.head; i < side.msgs.size(); ++i) {
+    fail_message(side.msgs[i], side.owner, side.handle, i == side.head ? WcStatus::kRetryExceeded : WcStatus::kFlushed);
+  }
+  side.head = side.msgs.size();
+}
+
+void RcTransport::fail_read_qp(uint32_t qpn) {
+  RecvQp& r = recv_[qpn];
+  r.error = true;
+  for (size_t i = r.read_head; i < r.reads.size(); ++i) {
+    fail_message(r.reads[i], r.owner, r.handle, i == r.read_head ? WcStatus::kRetryExceeded : WcStatus::kFlushed);
+  }
+  r.read_head = r.read_next = r.reads.size();
+}
+
+void RcTransport::activate(uint32_t qpn) {
+  SendQp& q = send_[qpn];
+  if (!q.active && q.next_psn < q.end_psn) {
+    q.active = true;
+    active_.push_back(qpn);
+  }
+}
+
+void RcTransport::arm_rto(SendQp& q, uint32_t qpn) {
+  if (!q.rto_armed) {
+    q.rto_armed = true;
+    ctx_.sim.at(q.rto_deadline, &ctx_.node, kEvRto, qpn);
+  }
+}
+
+void RcTransport::go_back(SendQp& q, uint32_t psn, uint32_t qpn) {
+  if (psn < q.next_psn) {
+    if (FlowRecord* rec = head_record(qpn)) {
+      rec->retransmits += q.next_psn - psn;
+    } else {
+      sq_side_[qpn].retransmits += q.next_psn - psn;
+    }
+    q.next_psn = psn;
+  }
+  q.rto_deadline = ctx_.sim.now() + p_.retransmit_timeout;
+  activate(qpn);
+  ctx_.nic.wake();
+}
+
+void RcTransport::seek_tx(SendQp& q, uint32_t qpn) {
+  SendSide& side = sq_side_[qpn];
+  const uint32_t psn = q.next_psn;
+  size_t i = std::min(side.tx, side.msgs.size() - 1);
+  while (i > side.head && side.msgs[i].first_psn > psn) {
+    --i;
+  }
+  while (i + 1 < side.msgs.size() && side.msgs[i].end_psn <= psn) {
+    ++i;
+  }
+  side.tx = i;
+  const QpMessage& m = side.msgs[i];
+  q.tx_first = m.first_psn;
+  q.tx_end = m.end_psn;
+  q.tx_size = m.size;
+  q.op = m.op;
+  q.tx_flow = m.flow;
+}
+
+void RcTransport::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t psn,
+                            CtrlExtra extra) {
+  const uint16_t sport = about.sport;
+  Packet* c = ctx_.pool.acquire(kind);
+  c->src = ctx_.host;
+  c->dst = dst;
+  c->qpn = qpn;
+  c->flow = about.flow;
+  c->psn = psn;
+  c->sport = sport;
+  c->flags = extra.flags | wire_flags_;
+  c->ack_pkts = extra.ack_pkts;
+  c->ack_ce = extra.ack_ce;
+  if (kind == PacketKind::kCnp) {
+    c->opcode = wire::kCnp;
+    c->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, wire::kCnpReserved, 0));
+    c->sent = ctx_.sim.now();
+    c->priority = static_cast<uint8_t>(p_.cnp_priority);
+    ++cnt_.cnps_sent;
+  } else {
+    c->opcode = wire::kAcknowledge;
+    c->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, 0, wire::kAeth));
+    c->sent = about.sent;  // echoed
+    if (telemetry_) {
+      c->frame = static_cast<uint16_t>(c->frame + kIntHeaderBytes);
+      if (about.int_hops() > 0) {
+        PacketExt& x = ctx_.pool.ext(c);
+        x.int_hops = static_cast<uint8_t>(about.int_hops());
+        std::copy(about.telemetry(), about.telemetry() + about.int_hops(), x.telemetry);
+      }
+    }
+    c->priority = static_cast<uint8_t>(p_.ack_priority);
+    ++(kind == PacketKind::kNak ? cnt_.naks_sent : cnt_.acks_sent);
+  }
+  c->dscp = ctx_.prio_to_dscp[c->priority];
+  ++cnt_.ctrl_sent;
+  ctx_.nic.queue_control(c);
+}
+
+// RDMA READ request (IBTA vol 1, 9.4.3): BTH + RETH (with the message's length), no payload, on the data
+// priority. `psn` is the first response packet wanted: the message's first at first, later the first missing.
+void RcTransport::send_read_request(RecvQp& r, const QpMessage& m, uint32_t psn) {
+  Packet* c = ctx_.pool.acquire(PacketKind::kReadRequest);
+  c->src = ctx_.host;
+  c->dst = r.src;
+  c->qpn = r.src_qpn;
+  c->flow = m.flow;
+  c->psn = psn;
+  c->sport = r.sport;
+  c->opcode = wire::kReadRequest;
+  c->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, 0, wire::kReth));
+  c->flags = wire_flags_;
+  c->set_dma_length(static_cast<uint32_t>(m.size));
+  c->priority = r.prio;
+  c->dscp = ctx_.prio_to_dscp[r.prio];
+  c->ecn = wire::kEct0;
+  c->sent = ctx_.sim.now();
+  ++cnt_.ctrl_sent;
+  ctx_.nic.queue_control(c);
+}
+
+// The responder's side of a READ: a request for the next PSN is a new READ (its length from the RETH); one for
+// an earlier PSN asks again from there. It keeps the last max_rd_atomic READs: the requester has no more
+// outstanding, so older ones are complete there.
+void RcTransport::on_read_request(Packet* p) {
+  const uint32_t qpn = p->qpn;
+  SendQp& q = send_[qpn];
+  SendSide& side = sq_side_[qpn];
+  start_qp(q);
+  if (p->psn == q.end_psn) {
+    WorkRequest wr;
+    wr.op = RdmaOp::kRead;
+    wr.size = Bytes(p->dma_length());
+    wr.signaled = false;
+    side.msgs.push_back(message(q.end_psn, wr, kNoRecord, 0));
+    q.end_psn = side.msgs.back().end_psn;
+  }
+  while (side.msgs.size() - side.head > static_cast<size_t>(p_.max_rd_atomic)) {
+    ++side.head;
+  }
+  compact(side);
+  if (p->psn < q.next_psn) {
+    go_back(q, p->psn, qpn);
+    return;
+  }
+  activate(qpn);
+  ctx_.nic.wake();
+}
+
+void RcTransport::start_qp(SendQp& q) {
+  if (!q.started) {
+    q.started = true;
+    q.last_tx = q.next_send = ctx_.sim.now();
+    q.last_wire = 0;
+    q.cc->on_start(ctx_.sim.now());
+  }
+}
+
+// Drops the messages before `head` once they are most of the list (their records stay the NIC's).
+// The last message stays: late CNPs count there (head_record).
+void RcTransport::compact(SendSide& side) {
+  if (side.head >= 64 && side.head * 2 >= side.msgs.size()) {
+    const size_t n = std::min(side.head, side.msgs.size() - 1);
+    side.msgs.erase(side.msgs.begin(), side.msgs.begin() + static_cast<std::ptrdiff_t>(n));
+    side.tx -= std::min(side.tx, n);
+    side.head -= n;
+  }
+}
+
+Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, Time now) {
+  if (q.next_psn < q.tx_first || q.next_psn >= q.tx_end) {
+    seek_tx(q, qpn);
+  }
+  const uint32_t psn = q.next_psn++;
+  const int64_t offset = int64_t{psn - q.tx_first} * p_.mtu;
+  const int payload = static_cast<int>(std::min<int64_t>(p_.mtu, q.tx_size - offset));
+  const bool first = psn == q.tx_first, last = psn + 1 == q.tx_end;
+  Packet* p = ctx_.pool.acquire(PacketKind::kData);
+  p->src = ctx_.host;
+  p->dst = q.dst;
+  p->qpn = q.dst_qpn;
+  p->flow = q.tx_flow;
+  p->psn = psn;
+  p->sport = q.sport;
+  p->payload = static_cast<uint16_t>(std::max(payload, 0));
+  p->opcode = wire::data_opcode(q.op, first, last);
+  p->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, p->payload, wire::ext_headers(p->opcode)) +
+                                   (telemetry_ ? kIntHeaderBytes : 0));
+  if (first && wire::has_reth(p->opcode)) {
+    p->set_dma_length(static_cast<uint32_t>(q.tx_size));
+  }
+  p->priority = q.prio;
+  p->dscp = q.dscp;
+  p->ecn = wire::kEct0;
+  // AckReq on the last packet, and on the packet that fills the congestion window, so that a window-limited QP
+  // is never left waiting for an ACK the receiver is still coalescing.
+  p->flags = static_cast<uint8_t>(
+      (last ? Packet::kFlagLast : 0) | (last && !q.read_response ? Packet::kFlagAckReq : 0) |
+      (window_full(q) ? Packet::kFlagAckReq : 0) | (psn < q.high ? Packet::kFlagRetx : 0) | wire_flags_);
+  q.high = std::max(q.high, psn + 1);
+  p->sent = now;
+  q.last_tx = now;
+  q.last_wire = p->wire_bytes();
+  q.cc->on_sent(now, p->wire_bytes());
+  pacing_changed(q);
+  if (!q.rto_armed && !q.read_response) {  // a READ's requester, not its responder, recovers losses
+    q.rto_deadline = now + p_.retransmit_timeout;
+    arm_rto(q, qpn);
+  }
+  ++cnt_.data_sent;
+  return p;
+}
+
+RcTransport::Next RcTransport::next_packet(uint8_t paused, Time now, Time& earliest) {
+  for (size_t tries = 0; tries < active_.size();) {
+    if (rr_ >= active_.size()) {
+      rr_ = 0;
+    }
+    const uint32_t qpn = active_[rr_];
+    SendQp& q = send_[qpn];
+    if (q.next_psn >= q.end_psn) {  // everything sent: leave the list until a post, NAK or timeout brings it back
+      q.active = false;
+      active_[rr_] = active_.back();
+      active_.pop_back();
+      continue;
+    }
+    ++tries;
+    if (paused & (1u << q.prio)) {
+      ++rr_;
+      continue;
+    }
+    if (const Time at = std::max(q.next_send, q.hold_until); at > now) {
+      earliest = std::min(earliest, at);
+      ++rr_;
+      continue;
+    }
+    if (window_full(q)) {  // a window-based controller caps the bytes in flight; an ACK reopens it
+      ++rr_;
+      continue;
+    }
+    ++rr_;
+    const uint32_t psn = q.next_psn;
+    Packet* p = data_packet(q, qpn, now);
+    // An injected loss: the packet leaves the NIC (it uses the wire) but never arrives.
+    for (auto it = drops_.begin(); it != drops_.end(); ++it) {
+      if (it->first == qpn && it->second == psn) {
+        drops_.erase(it);
+        ++injected_;
+        return {p, true};
+      }
+    }
+    return {p, false};
+  }
+  return {};
+}
+
+Time RcTransport::lone_ready() const {
+  const SendQp& q = send_[active_[0]];
+  if (q.next_psn >= q.end_psn || window_full(q)) {
+    return Time::max();
+  }
+  return std::max(q.next_send, q.hold_until);
+}
+
+uint8_t RcTransport::waiting_prios() const {
+  uint8_t waiting = 0;
+  for (uint32_t qpn : active_) {
+    const SendQp& q = send_[qpn];
+    waiting |= static_cast<uint8_t>((q.next_psn < q.end_psn) << q.prio);
+  }
+  return waiting;
+}
+
+void RcTransport::on_cnp(const Packet* p) {
+  SendQp& q = send_[p->qpn];
+  if (FlowRecord* rec = head_record(p->qpn)) {
+    ++rec->cnps;
+  } else {
+    ++sq_side_[p->qpn].cnps;
+  }
+  q.cc->on_cnp(ctx_.sim.now());
+  pacing_changed(q);
+}
+
+void RcTransport::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kEvRto:
+      on_rto(static_cast<uint32_t>(arg));
+      break;
+    case kEvReadRto:
+      on_read_rto(static_cast<uint32_t>(arg));
+      break;
+    case kEvCcTimer: {
+      const auto [qpn, id] = CcTimerArg::decode(arg);
+      SendQp& q = send_[qpn];
+      q.cc->on_timer(ctx_.sim.now(), id);
+      pacing_changed(q);
+      ctx_.nic.wake();  // a rate increase may make a waiting QP eligible sooner than its scheduled wake-up
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void RcTransport::on_rto(uint32_t qpn) {
+  SendQp& q = send_[qpn];
+  q.rto_armed = false;
+  if (q.acked >= q.end_psn || q.acked >= q.next_psn) {  // nothing outstanding: the next send re-arms
+    return;
+  }
+  if (ctx_.sim.now() < q.rto_deadline) {
+    arm_rto(q, qpn);
+    return;
+  }
+  if (FlowRecord* rec = head_record(qpn)) {
+    ++rec->timeouts;
+  }
+  if (++q.retries > p_.retry_count) {
+    fail_send_qp(qpn);
+    return;
+  }
+  go_back(q, q.acked, qpn);
+}
+
+void RcTransport::on_read_rto(uint32_t qpn) {
+  RecvQp& r = recv_[qpn];
+  r.rto_armed = false;
+  if (r.read_head == r.reads.size()) {  // no READ outstanding: the next one re-arms
+    return;
+  }
+  if (ctx_.sim.now() >= r.deadline) {  // no response advanced for a whole timeout: ask again
+    const QpMessage& m = r.reads[r.read_head];
+    ++ctx_.nic.record(m.record).timeouts;
+    if (++r.retries > p_.retry_count) {
+      fail_read_qp(qpn);
+      return;
+    }
+    r.deadline = ctx_.sim.now() + p_.retransmit_timeout;
+    send_read_request(r, m, r.expected);
+  }
+  r.rto_armed = true;
+  ctx_.sim.at(r.deadline, &ctx_.node, kEvReadRto, qpn);
+}
+
+// Responder side of an RC QP (IBTA vol 1, 9.7): in-order delivery, a NAK (PSN sequence error) on the first
+// gap, cumulative ACKs coalesced every ack_interval packets; and the DCQCN notification point for CE marks.
+void RcTransport::on_data(Packet* p) {
+  RecvQp& r = recv_[p->qpn];
+  const Time now = ctx_.sim.now();
+  if (p->ecn == wire::kCe && np_.on_ce(r.np, now)) {
+    send_ctrl(PacketKind::kCnp, *p, r.src, r.src_qpn, 0);
+  }
+  if (r.read) {
+    on_read_response(r, p);
+    return;
+  }
+  // A SEND takes a posted receive with its first packet; without one the responder answers with an RNR NAK and
+  // drops the message (IBTA vol 1, 9.7.5.2.8).
+  const bool send_first = p->opcode == wire::kSendFirst || p->opcode == wire::kSendOnly;
+  if (p->psn == r.expected && send_first) {
+    if (r.credits == 0) {
+      r.nak_sent = true;  // the rest of this attempt is dropped without further NAKs
+      send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.expected, CtrlExtra{Packet::kFlagRnr, 0, 0});
+      return;
+    }
+    --r.credits;
+  }
+  if (p->psn == r.expected) {
+    ++r.expected;
+    r.delivered += p->payload;
+    r.msg_bytes += p->payload;
+    r.nak_sent = false;
+    r.ce_since_ack += p->ecn == wire::kCe;
+    if (++r.since_ack >= p_.ack_interval || (p->flags & Packet::kFlagAckReq)) {
+      send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.expected - 1,
+                CtrlExtra{0, static_cast<uint16_t>(r.since_ack), static_cast<uint16_t>(r.ce_since_ack)});
+      r.since_ack = r.ce_since_ack = 0;
+    }
+    if (p->flags & Packet::kFlagLast) {
+      message_received(r, p->opcode);
+    }
+  } else if (p->psn > r.expected) {
+    if (!r.nak_sent) {
+      r.nak_sent = true;
+      send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.expected);
+    }
+  } else if (p->flags & Packet::kFlagAckReq) {
+    // A duplicate that asks for an ACK (after a timeout): repeat the cumulative one.
+    send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.expected - 1);
+  }
+}
+
+// The last packet of a message arrived in order: SEND and WRITE with immediate complete here (a receive
+// completion); a plain WRITE only tells an application that watches its buffer.
+void RcTransport::message_received(RecvQp& r, uint8_t opcode) {
+  const int64_t bytes = r.msg_bytes;
+  r.msg_bytes = 0;
+  const uint64_t n = r.received++;
+  if (opcode == wire::kSendLast || opcode == wire::kSendOnly) {
+    ctx_.nic.complete(r.owner,
+                      Completion{n, r.handle, WcKind::kRecv, WcStatus::kSuccess, RdmaOp::kSend, bytes, ctx_.sim.now()});
+  } else if (wire::has_immdt(opcode)) {
+    ctx_.nic.complete(
+        r.owner, Completion{n, r.handle, WcKind::kRecv, WcStatus::kSuccess, RdmaOp::kWriteImm, bytes, ctx_.sim.now()});
+  } else if (r.notify_landed) {
+    ctx_.nic.complete(
+        r.owner, Completion{n, r.handle, WcKind::kLanded, WcStatus::kSuccess, RdmaOp::kWrite, bytes, ctx_.sim.now()});
+  }
+}
+
+// READ responses at the requester: no ACKs; the last one of a READ completes it; a gap or a timeout makes the
+// requester ask again from the first response missing.
+void RcTransport::on_read_response(RecvQp& r, const Packet* p) {
+  if (r.error) {
+    return;
+  }
+  if (p->psn == r.expected) {
+    ++r.expected;
+    r.retries = 0;
+    r.delivered += p->payload;
+    r.nak_sent = false;
+    r.deadline = ctx_.sim.now() + p_.retransmit_timeout;
+    if ((p->flags & Packet::kFlagLast) && r.read_head < r.reads.size()) {
+      const QpMessage m = r.reads[r.read_head++];
+      if (r.read_head >= 64 && r.read_head * 2 >= r.reads.size()) {
+        r.reads.erase(r.reads.begin(), r.reads.begin() + static_cast<std::ptrdiff_t>(r.read_head));
+        r.read_next -= r.read_head;
+        r.read_head = 0;
+      }
+      issue_reads(r);
+      finish_message(m, r.owner, r.handle);
+    }
+  } else if (p->psn > r.expected && !r.nak_sent && r.read_head < r.reads.size()) {
+    r.nak_sent = true;
+    const QpMessage& m = r.reads[r.read_head];
+    ++ctx_.nic.record(m.record).naks;
+    send_read_request(r, m, r.expected);
+  }
+}
+
+void RcTransport::on_ack(Packet* p) {
+  const uint32_t qpn = p->qpn;
+  SendQp& q = send_[qpn];
+  if (q.acked >= q.end_psn) {
+    return;
+  }
+  const uint32_t upto = p->kind == PacketKind::kAck ? p->psn + 1 : p->psn;
+  if (upto > q.acked) {
+    // Payload newly acknowledged: of each message the ACK reaches, its packets up to `upto` (whole, but at most
+    // its size) less those acknowledged before.
+    SendSide& side = sq_side_[qpn];
+    const auto covered = [&](const QpMessage& m, uint32_t psn) {
+      return std::min<int64_t>(int64_t{std::clamp(psn, m.first_psn, m.end_psn) - m.first_psn} * p_.mtu, m.size);
+    };
+    int64_t newly = 0;
+    for (size_t i = side.head; i < side.msgs.size() && side.msgs[i].first_psn < upto; ++i) {
+      newly += covered(side.msgs[i], upto) - covered(side.msgs[i], q.acked);
+    }
+    q.acked = upto;
+    q.retries = 0;
+    q.rto_deadline = ctx_.sim.now() + p_.retransmit_timeout;
+    AckInfo info;
+    side.acked_bytes += newly;
+    info.acked_bytes = side.acked_bytes;
+    info.newly_acked = newly;
+    info.acked_packets = q.acked;
+    info.packets = p->ack_pkts;
+    info.ce_packets = p->ack_ce;
+    info.rtt = ctx_.sim.now() - p->sent;
+    info.int_hops = p->int_hops();
+    info.telemetry = p->telemetry();
+    q.cc->on_ack(ctx_.sim.now(), info);
+    pacing_changed(q);
+    ctx_.nic.wake();  // the window may have opened
+    while (side.head < side.msgs.size() && side.msgs[side.head].end_psn <= q.acked) {
+      finish_message(side.msgs[side.head++], side.owner, side.handle);
+    }
+    compact(side);
+  }
+  if (q.acked >= q.end_psn) {
+    return;
+  }
+  if (p->kind == PacketKind::kNak && (p->flags & Packet::kFlagRnr)) {
+    if (FlowRecord* rec = head_record(qpn)) {
+      ++rec->rnr_naks;
+    }
+    q.hold_until = ctx_.sim.now() + p_.rnr_timer;
+    go_back(q, p->psn, qpn);
+  } else if (p->kind == PacketKind::kNak) {
+    if (FlowRecord* rec = head_record(qpn)) {
+      ++rec->naks;
+    }
+    go_back(q, p->psn, qpn);
+  }
+}
+
+}  // namespace rocesim

@@ -1,0 +1,278 @@
+// The NIC's RC transport on its own (nic/rc_transport.hpp): two transports joined by an ideal wire, against
+// hand-computed PSNs, counts and times (IBTA vol 1, chapter 9).
+#include "rocesim/nic/rc_transport.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace rocesim {
+namespace {
+
+constexpr uint32_t kEvDeliver = kNodeEventBase + 30;  // the rig's own: a packet reaches the other end
+
+Rate line() { return Rate::gbps(100); }
+
+NicParams params() {
+  NicParams p;
+  NicParams::schema().set_defaults(p);
+  p.mtu = 1000;
+  p.ack_interval = 1;
+  p.retransmit_timeout = Time::us(100);
+  p.rnr_timer = Time::us(50);
+  return p;
+}
+
+const CcAlgorithm& no_cc() {
+  static const auto alg = parse_cc(YAML::Load("{type: none}"), ParseCtx{"t"}, "nic.cc");
+  return *alg;
+}
+
+// One end: stands in for a NIC whose port is always free (its queue pairs pace themselves at the line rate),
+// sends what its transport gives it over a wire of `delay` to the other end, and notes what happened.
+class End final : public EventHandler, public TransportHost {
+ public:
+  struct Sent {
+    Time at;
+    PacketKind kind;
+    uint32_t psn;
+  };
+  Simulator& sim;
+  PacketPool& pool;
+  RcTransport rc;
+  End* peer = nullptr;
+  Time delay = Time::us(1);
+  bool drop_data = false;  // every data packet is lost on the wire
+  std::vector<Sent> sent;
+  std::vector<Completion> done;
+  std::vector<FlowRecord> records;
+
+  End(Simulator& s, PacketPool& p, uint32_t host, const NicParams& np)
+      : EventHandler(host + 1), sim(s), pool(p), rc(TransportContext{s, p, *this, host, {}, *this}, np, no_cc()) {}
+
+  // A work request from the application: its record and its hold on the run, as the NIC makes them.
+  void post(uint32_t qpn, RdmaOp op, int64_t bytes, uint64_t wr_id = 0) {
+    sim.hold();
+    records.emplace_back();
+    WorkRequest wr;
+    wr.op = op;
+    wr.size = Bytes(bytes);
+    wr.wr_id = wr_id;
+    const auto r = static_cast<uint32_t>(records.size() - 1);
+    if (op == RdmaOp::kRead) {
+      rc.start_read(qpn, wr, r, r);
+    } else {
+      rc.start_send(qpn, wr, r, r);
+    }
+  }
+  int count(PacketKind k) const {
+    int n = 0;
+    for (const Sent& s : sent) {
+      n += s.kind == k;
+    }
+    return n;
+  }
+
+ private:
+  static constexpr uint32_t kEvPort = kNodeEventBase + 31;
+  void put(Packet* p) {
+    sent.push_back({sim.now(), p->kind, p->psn});
+    if (p->kind == PacketKind::kData && drop_data) {
+      pool.release(p);
+      return;
+    }
+    sim.at(sim.now() + delay, peer, kEvDeliver, reinterpret_cast<uint64_t>(p));
+  }
+  void wake() override {
+    Time earliest = Time::max();
+    for (;;) {
+      const RcTransport::Next n = rc.next_packet(0, sim.now(), earliest);
+      if (!n.packet) {
+        break;
+      }
+      if (n.lost) {
+        sent.push_back({sim.now(), n.packet->kind, n.packet->psn});
+        pool.release(n.packet);
+      } else {
+        put(n.packet);
+      }
+    }
+    if (earliest < Time::max()) {
+      sim.at(earliest, this, kEvPort);
+    }
+  }
+  void queue_control(Packet* p) override { put(p); }
+  FlowRecord& record(uint32_t r) override { return records[r]; }
+  void set_offset(uint32_t, int64_t) override {}
+  void complete(uint32_t, const Completion& c) override { done.push_back(c); }
+  void handle_event(uint32_t kind, uint64_t arg) override {
+    if (kind == kEvPort) {
+      wake();
+      return;
+    }
+    if (kind != kEvDeliver) {
+      rc.on_event(kind, arg);
+      return;
+    }
+    auto* p = reinterpret_cast<Packet*>(arg);
+    switch (p->kind) {
+      case PacketKind::kData:
+        rc.on_data(p);
+        break;
+      case PacketKind::kAck:
+      case PacketKind::kNak:
+        rc.on_ack(p);
+        break;
+      case PacketKind::kReadRequest:
+        rc.on_read_request(p);
+        break;
+      case PacketKind::kCnp:
+        rc.on_cnp(p);
+        break;
+      default:
+        break;
+    }
+    pool.release(p);
+  }
+};
+
+// A sends to B on one queue pair (A's send half 0 to B's receive half 0), or B reads from A.
+struct Pair {
+  Simulator sim{1};
+  PacketPool pool;
+  End a, b;
+  explicit Pair(const NicParams& p = params(), bool read = false) : a(sim, pool, 0, p), b(sim, pool, 1, p) {
+    a.peer = &b;
+    b.peer = &a;
+    SendQpInit s;
+    s.peer = 1;
+    s.read_responder = read;
+    s.base_rtt = Time::us(2);
+    a.rc.add_send_qp(s, line());
+    RecvQpInit r;
+    r.peer = 0;
+    r.read_requester = read;
+    b.rc.add_recv_qp(r);
+    b.rc.set_recv_peer(0, 0);
+  }
+  void run() { sim.run(Time::sec(1)); }
+};
+
+// The PSNs of the packets of `kind` an end sent.
+std::vector<uint32_t> psns(const End& e, PacketKind kind) {
+  std::vector<uint32_t> v;
+  for (const End::Sent& s : e.sent) {
+    if (s.kind == kind) {
+      v.push_back(s.psn);
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST(RcTransport, TheReceiverAcknowledgesEveryAckIntervalPacketsAndTheLastOne) {
+  NicParams p = params();
+  p.ack_interval = 4;
+  Pair t(p);
+  t.a.post(0, RdmaOp::kWrite, 10'000);  // 10 packets: PSN 0..9
+  t.run();
+  EXPECT_EQ(psns(t.b, PacketKind::kAck), (std::vector<uint32_t>{3, 7, 9}));
+  EXPECT_EQ(t.b.rc.counters().acks_sent, 3);
+  EXPECT_EQ(t.b.rc.delivered(0), 10'000);
+  ASSERT_EQ(t.a.done.size(), 1u);
+  EXPECT_EQ(t.a.done[0].status, WcStatus::kSuccess);
+}
+
+TEST(RcTransport, APsnGapGetsOneNakAndTheSenderGoesBackToIt) {
+  Pair t;
+  t.a.rc.inject_drop(0, 2);
+  t.a.post(0, RdmaOp::kWrite, 8'000);  // PSN 0..7; 2 is lost
+  t.run();
+  // PSNs 3..7 arrive out of order: one NAK (for 2); the sender resends 2..7, which it had all sent by then.
+  EXPECT_EQ(psns(t.b, PacketKind::kNak), (std::vector<uint32_t>{2}));
+  EXPECT_EQ(t.a.rc.counters().data_sent, 8 + 6);
+  EXPECT_EQ(t.a.records[0].retransmits, 6);
+  EXPECT_EQ(t.b.rc.delivered(0), 8'000);
+  ASSERT_EQ(t.a.done.size(), 1u);
+}
+
+TEST(RcTransport, ALostLastPacketIsResentOneTimeoutAfterTheLastAckAdvanced) {
+  Pair t;
+  t.a.rc.inject_drop(0, 3);
+  t.a.post(0, RdmaOp::kWrite, 4'000);
+  t.run();
+  const std::vector<End::Sent>& s = t.a.sent;
+  ASSERT_EQ(psns(t.a, PacketKind::kData), (std::vector<uint32_t>{0, 1, 2, 3, 3}));
+  // The ACK of PSN 2 arrives one round trip after PSN 2 left and restarts the timeout; the resend follows it by
+  // exactly nic.retransmit_timeout, and its ACK completes the message a round trip later.
+  const Time ack2 = s[2].at + t.a.delay * 2;
+  EXPECT_EQ(s[4].at, ack2 + Time::us(100));
+  ASSERT_EQ(t.a.done.size(), 1u);
+  EXPECT_EQ(t.a.records[0].timeouts, 1);
+  EXPECT_EQ(t.a.records[0].end, s[4].at + t.a.delay * 2);
+}
+
+TEST(RcTransport, AfterRetryCountTimeoutsTheQueuePairFailsItsRequests) {
+  NicParams p = params();
+  p.retry_count = 2;
+  Pair t(p);
+  t.a.drop_data = true;
+  t.a.post(0, RdmaOp::kWrite, 2'000, 11);
+  t.a.post(0, RdmaOp::kWrite, 1'000, 12);
+  t.run();
+  // Timeouts at 100, 200 and 300 us; the third is one more than retry_count: the oldest request fails with
+  // retries exceeded, the next is flushed, and the QP sends nothing more.
+  ASSERT_EQ(t.a.done.size(), 2u);
+  EXPECT_EQ(t.a.done[0].wr_id, 11u);
+  EXPECT_EQ(t.a.done[0].status, WcStatus::kRetryExceeded);
+  EXPECT_EQ(t.a.done[1].wr_id, 12u);
+  EXPECT_EQ(t.a.done[1].status, WcStatus::kFlushed);
+  EXPECT_EQ(t.a.done[0].at, Time::us(300));
+  EXPECT_EQ(t.a.records[0].timeouts, 3);
+  EXPECT_EQ(t.a.rc.counters().data_sent, 3 * 3);  // the first send and two retries, three packets each
+  t.a.post(0, RdmaOp::kWrite, 1'000, 13);
+  EXPECT_EQ(t.a.done.back().status, WcStatus::kFlushed);  // a request on a QP in the error state
+}
+
+TEST(RcTransport, ASendWithoutAPostedReceiveWaitsTheRnrTimerAndIsSentAgain) {
+  Pair t;
+  t.a.post(0, RdmaOp::kSend, 1'000);
+  t.sim.run(Time::us(10));
+  // The SEND found no receive: an RNR NAK, and nothing more before the RNR timer runs out.
+  EXPECT_EQ(psns(t.b, PacketKind::kNak), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(t.a.records[0].rnr_naks, 1);
+  t.b.rc.add_receives(0, 1);
+  t.run();
+  ASSERT_EQ(psns(t.a, PacketKind::kData), (std::vector<uint32_t>{0, 0}));
+  // Sent at 0, its NAK back at 2 us: the resend leaves 50 us (nic.rnr_timer) later.
+  EXPECT_EQ(t.a.sent.back().at, Time::us(52));
+  ASSERT_EQ(t.a.done.size(), 1u);
+  EXPECT_EQ(t.a.done[0].at, Time::us(54));
+}
+
+TEST(RcTransport, ReadsBeyondMaxRdAtomicWaitForTheOldestToComplete) {
+  NicParams p = params();
+  p.max_rd_atomic = 2;
+  Pair t(p, true);
+  for (uint64_t i = 0; i < 3; ++i) {
+    t.b.post(0, RdmaOp::kRead, 3'000, i);
+  }
+  t.run();
+  // Two requests at once; the third when the first READ's last response arrives.
+  const std::vector<End::Sent>& s = t.b.sent;
+  ASSERT_EQ(psns(t.b, PacketKind::kReadRequest), (std::vector<uint32_t>{0, 3, 6}));
+  ASSERT_EQ(t.b.done.size(), 3u);
+  EXPECT_EQ(s[0].at, Time());
+  EXPECT_EQ(s[1].at, Time());
+  EXPECT_EQ(s[2].at, t.b.done[0].at);
+  EXPECT_GT(s[2].at, Time());
+  for (uint64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(t.b.done[i].wr_id, i);
+    EXPECT_EQ(t.b.done[i].op, RdmaOp::kRead);
+  }
+  // The responder never acknowledges: READ responses are not acknowledged.
+  EXPECT_EQ(t.b.count(PacketKind::kAck) + t.a.count(PacketKind::kAck), 0);
+}
+
+}  // namespace rocesim
