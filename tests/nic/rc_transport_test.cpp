@@ -59,11 +59,7 @@ class End final : public EventHandler, public TransportHost {
     wr.size = Bytes(bytes);
     wr.wr_id = wr_id;
     const auto r = static_cast<uint32_t>(records.size() - 1);
-    if (op == RdmaOp::kRead) {
-      rc.start_read(qpn, wr, r, r);
-    } else {
-      rc.start_send(qpn, wr, r, r);
-    }
+    rc.post(WorkPost{op == RdmaOp::kRead ? WorkPost::kRead : WorkPost::kSend, qpn, wr, r, r, 0});
   }
   int count(PacketKind k) const {
     int n = 0;
@@ -114,25 +110,7 @@ class End final : public EventHandler, public TransportHost {
       rc.on_event(kind, arg);
       return;
     }
-    auto* p = reinterpret_cast<Packet*>(arg);
-    switch (p->kind) {
-      case PacketKind::kData:
-        rc.on_data(p);
-        break;
-      case PacketKind::kAck:
-      case PacketKind::kNak:
-        rc.on_ack(p);
-        break;
-      case PacketKind::kReadRequest:
-        rc.on_read_request(p);
-        break;
-      case PacketKind::kCnp:
-        rc.on_cnp(p);
-        break;
-      default:
-        break;
-    }
-    pool.release(p);
+    rc.receive(reinterpret_cast<Packet*>(arg));
   }
 };
 
@@ -242,7 +220,7 @@ TEST(RcTransport, ASendWithoutAPostedReceiveWaitsTheRnrTimerAndIsSentAgain) {
   // The SEND found no receive: an RNR NAK, and nothing more before the RNR timer runs out.
   EXPECT_EQ(psns(t.b, PacketKind::kNak), (std::vector<uint32_t>{0}));
   EXPECT_EQ(t.a.records[0].rnr_naks, 1);
-  t.b.rc.add_receives(0, 1);
+  t.b.rc.post(WorkPost{WorkPost::kRecv, 0, WorkRequest{}, 0, 0, 1});
   t.run();
   ASSERT_EQ(psns(t.a, PacketKind::kData), (std::vector<uint32_t>{0, 0}));
   // Sent at 0, its NAK back at 2 us: the resend leaves 50 us (nic.rnr_timer) later.

@@ -191,14 +191,12 @@ void Nic::post_recv(uint32_t recv_qpn, int64_t count, Time at) {
 }
 
 void Nic::posted(const WorkPost& post) {
-  if (post.kind == WorkPost::kRecv) {
-    rc_.add_receives(post.qpn, post.count);
-  } else if (post.qpn & kTcpBit) {
-    tcp_->post(post.qpn & ~kTcpBit, post.wr, post.record, post.flow);
-  } else if (post.kind == WorkPost::kSend) {
-    rc_.start_send(post.qpn, post.wr, post.record, post.flow);
+  if (post.qpn & kTcpBit) {
+    WorkPost own = post;
+    own.qpn &= ~kTcpBit;
+    tcp_->post(own);
   } else {
-    rc_.start_read(post.qpn, post.wr, post.record, post.flow);
+    rc_.post(post);
   }
 }
 
@@ -238,8 +236,7 @@ void Nic::set_dma(Rate read, Rate write, uint8_t lossless) {
 void Nic::drained(Packet* p) {
   rx_slow_ = pfc_.buffering();
   ++cnt_.data_rcvd;
-  rc_.on_data(p);
-  pool_.release(p);
+  rc_.receive(p);
 }
 
 void Nic::send_pause() {
@@ -311,16 +308,10 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       cq_.on_event();
       break;
     case kEvSegmentProcessed:
-      tcp_->on_processed(reinterpret_cast<Packet*>(arg));
-      break;
     case kEvSegmentCopied:
-      tcp_->on_copied(static_cast<uint32_t>(arg));
-      break;
     case kEvTransportRto:
-      tcp_->on_rto(static_cast<uint32_t>(arg));
-      break;
     case kEvDelayedAck:
-      tcp_->on_delack(static_cast<uint32_t>(arg));
+      tcp_->on_event(kind, arg);
       break;
     case kEvWake:
       if (wake_at_ <= sim_.now()) {
@@ -402,12 +393,16 @@ void Nic::try_send() {
 }
 
 bool Nic::send_tcp(uint8_t paused) {
-  Packet* s = tcp_->wants_port() ? tcp_->next_segment(paused) : nullptr;
-  if (!s) {
+  if (!tcp_->wants_port()) {
+    return false;
+  }
+  Time unpaced = Time::max();
+  const NicTransport::Next next = tcp_->next_packet(paused, sim_.now(), unpaced);
+  if (!next.packet) {
     return false;
   }
   tcp_turn_ = false;
-  put_on_wire(s);
+  put_on_wire(next.packet);
   return true;
 }
 
@@ -500,26 +495,20 @@ void Nic::receive(Packet* p) {
         return;
       }
       ++cnt_.data_rcvd;
-      rc_.on_data(p);
-      break;
+      rc_.receive(p);
+      return;
     case PacketKind::kAck:
     case PacketKind::kNak:
-      ++cnt_.ctrl_rcvd;
-      rc_.on_ack(p);
-      break;
     case PacketKind::kReadRequest:
+    case PacketKind::kCnp:
       ++cnt_.ctrl_rcvd;
-      rc_.on_read_request(p);
-      break;
+      rc_.receive(p);
+      return;
     case PacketKind::kTcp:
       tcp_->receive(p);  // the stack keeps a data segment until its core has processed it
       return;
     case PacketKind::kCredit:
       break;  // (only on InfiniBand, handled above)
-    case PacketKind::kCnp:
-      ++cnt_.ctrl_rcvd;
-      rc_.on_cnp(p);
-      break;
   }
   pool_.release(p);
 }

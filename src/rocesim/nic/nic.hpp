@@ -110,7 +110,7 @@ class Nic final : public Node, private TransportHost, private PfcSourceHost, pri
   void inject_drop(uint32_t send_qpn, uint32_t psn) { rc_.inject_drop(send_qpn, psn); }
   // The current rate of a send half (for time series and tests); a TCP connection's is its window's.
   Rate qp_rate(uint32_t send_qpn) const {
-    return send_qpn & kTcpBit ? tcp_->window_rate(send_qpn & ~kTcpBit) : rc_.qp_rate(send_qpn);
+    return send_qpn & kTcpBit ? tcp_->send_rate(send_qpn & ~kTcpBit) : rc_.send_rate(send_qpn);
   }
   int64_t injected_drops() const { return rc_.injected_drops(); }
   // A fault (events: pause_storm): from `from` to `until` the NIC keeps its switch port paused on `prio`, an XOFF
@@ -187,7 +187,7 @@ class Nic final : public Node, private TransportHost, private PfcSourceHost, pri
   // The PFC source's frame for the priorities in pfc_pending_, on a free port.
   void send_pause();
   // Puts a frame on the port now (the port is free) and notes when the NIC may send next. Inlined into its callers,
-  // the port's five kinds of frame: a call of its own measured +0.5 % instructions on ft16.
+  // the port's five kinds of frame: a call of its own measured +0.3 % instructions on ft16.
   [[gnu::always_inline]] inline void put_on_wire(Packet* p);
   // The post engine hands on a work request (nic/post_engine.hpp): to the queue pair's transport.
   void posted(const WorkPost& post) override;

@@ -12,6 +12,20 @@ void RcTransport::use_fabric(wire::Fabric f) {
   wire_flags_ = f == wire::Fabric::kInfiniband ? Packet::kFlagIb : 0;
 }
 
+void RcTransport::post(const WorkPost& post) {
+  switch (post.kind) {
+    case WorkPost::kRecv:
+      recv_[post.qpn].credits += post.count;
+      break;
+    case WorkPost::kSend:
+      start_send(post.qpn, post.wr, post.record, post.flow);
+      break;
+    case WorkPost::kRead:
+      start_read(post.qpn, post.wr, post.record, post.flow);
+      break;
+  }
+}
+
 RcTransport::Peer RcTransport::send_peer(uint32_t qpn) const {
   const SendQp& q = send_[qpn];
   return {q.dst, q.prio, q.sport, sq_side_[qpn].conn};
@@ -45,7 +59,7 @@ uint32_t RcTransport::add_send_qp(const SendQpInit& init, Rate line_rate) {
   q.sport = init.sport;
   q.read_response = init.read_responder;
   q.op = init.read_responder ? RdmaOp::kRead : RdmaOp::kWrite;
-  q.cc = cc_alg_.make(CcFlowInfo{line_rate, init.base_rtt, p_.mtu}, *this);
+  q.cc = cc_alg_.make(CcFlowInfo{line_rate, init.base_rtt, p_.mtu}, timers_);
   const auto qpn = static_cast<uint32_t>(send_.size());
   q.cc->owner = qpn;
   send_.push_back(std::move(q));
@@ -118,8 +132,8 @@ void RcTransport::issue_reads(RecvQp& r) {
   }
 }
 
-void RcTransport::arm(CongestionControl* cc, Time at, uint32_t id) {
-  ctx_.sim.at(at, &ctx_.node, kEvCcTimer, CcTimerArg{cc->owner, id}.encode());
+void RcTransport::Timers::arm(CongestionControl* cc, Time at, uint32_t id) {
+  ctx.sim.at(at, &ctx.node, kEvCcTimer, CcTimerArg{cc->owner, id}.encode());
 }
 
 FlowRecord* RcTransport::head_record(uint32_t qpn) {
@@ -373,47 +387,15 @@ Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, Time now) {
   return p;
 }
 
-RcTransport::Next RcTransport::next_packet(uint8_t paused, Time now, Time& earliest) {
-  for (size_t tries = 0; tries < active_.size();) {
-    if (rr_ >= active_.size()) {
-      rr_ = 0;
+bool RcTransport::take_injected(uint32_t qpn, uint32_t psn) {
+  for (auto it = drops_.begin(); it != drops_.end(); ++it) {
+    if (it->first == qpn && it->second == psn) {
+      drops_.erase(it);
+      ++injected_;
+      return true;
     }
-    const uint32_t qpn = active_[rr_];
-    SendQp& q = send_[qpn];
-    if (q.next_psn >= q.end_psn) {  // everything sent: leave the list until a post, NAK or timeout brings it back
-      q.active = false;
-      active_[rr_] = active_.back();
-      active_.pop_back();
-      continue;
-    }
-    ++tries;
-    if (paused & (1u << q.prio)) {
-      ++rr_;
-      continue;
-    }
-    if (const Time at = std::max(q.next_send, q.hold_until); at > now) {
-      earliest = std::min(earliest, at);
-      ++rr_;
-      continue;
-    }
-    if (window_full(q)) {  // a window-based controller caps the bytes in flight; an ACK reopens it
-      ++rr_;
-      continue;
-    }
-    ++rr_;
-    const uint32_t psn = q.next_psn;
-    Packet* p = data_packet(q, qpn, now);
-    // An injected loss: the packet leaves the NIC (it uses the wire) but never arrives.
-    for (auto it = drops_.begin(); it != drops_.end(); ++it) {
-      if (it->first == qpn && it->second == psn) {
-        drops_.erase(it);
-        ++injected_;
-        return {p, true};
-      }
-    }
-    return {p, false};
   }
-  return {};
+  return false;
 }
 
 Time RcTransport::lone_ready() const {

@@ -185,7 +185,10 @@ TcpStack::Peer TcpStack::peer(uint32_t id) const {
   return Peer{s.dst, s.prio, s.sport, s.conn, s.offload};
 }
 
-void TcpStack::post(uint32_t id, const WorkRequest& wr, uint32_t record, uint32_t flow) {
+void TcpStack::post(const WorkPost& post) {
+  const uint32_t id = post.qpn;
+  const WorkRequest& wr = post.wr;
+  const uint32_t record = post.record, flow = post.flow;
   Send& s = send_[id];
   ctx_.nic.set_offset(record, s.posted);
   s.posted += wr.size.count();
@@ -250,6 +253,27 @@ void TcpStack::on_copied(uint32_t id) {
 }
 
 int64_t TcpStack::pipe(const Send& s) const { return s.nxt - s.una - s.sacked - s.lost; }
+
+TcpStack::Next TcpStack::next_packet(uint8_t paused, Time, Time&) { return {next_segment(paused), false}; }
+
+void TcpStack::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kEvSegmentProcessed:
+      on_processed(reinterpret_cast<Packet*>(arg));
+      break;
+    case kEvSegmentCopied:
+      on_copied(static_cast<uint32_t>(arg));
+      break;
+    case kEvTransportRto:
+      on_rto(static_cast<uint32_t>(arg));
+      break;
+    case kEvDelayedAck:
+      on_delack(static_cast<uint32_t>(arg));
+      break;
+    default:
+      break;
+  }
+}
 
 Packet* TcpStack::next_segment(uint8_t paused) {
   for (size_t tries = 0; tries < active_.size();) {
@@ -682,7 +706,7 @@ void TcpStack::send_ack(Recv& r) {
 
 int64_t TcpStack::delivered(uint32_t recv) const { return recv_[recv].rcv_nxt; }
 
-Rate TcpStack::window_rate(uint32_t send) const {
+Rate TcpStack::send_rate(uint32_t send) const {
   const Send& s = send_[send];
   if (!s.rtt_seen || s.srtt <= Time()) {
     return Rate();

@@ -62,14 +62,14 @@ struct TcpRecvInit {
 // Contract: part of its NIC (which owns it, gives it turns on the port, hands it TCP segments and its events,
 // nic/transport.hpp); it touches only its own connections, the NIC's records of their messages (through
 // TransportHost), and the CPU of its server.
-class TcpStack {
+class TcpStack final : public NicTransport {
  public:
   TcpStack(const TransportContext& ctx, const TcpParams& p, const TcpCcAlgorithm& cc, HostCpu* cpu);
   ~TcpStack();
 
   uint32_t add_send(const TcpSendInit& init);
   uint32_t add_recv(const TcpRecvInit& init);
-  void set_recv_peer(uint32_t recv, uint32_t send);
+  void set_recv_peer(uint32_t recv, uint32_t send) override;
   // Where a send half goes (for the records of its messages).
   struct Peer {
     uint32_t dst = 0;
@@ -79,22 +79,21 @@ class TcpStack {
     bool offload = false;
   };
   Peer peer(uint32_t send) const;
-  // A message on a send half; `record` is its record at the NIC.
-  void post(uint32_t send, const WorkRequest& wr, uint32_t record, uint32_t flow);
-  // The next segment to put on the wire (none if no connection may send now), skipping paused priorities.
-  Packet* next_segment(uint8_t paused);
+  // A message on a send half (WorkPost::kSend; `record` is its record at the NIC).
+  void post(const WorkPost& post) override;
+  // The next segment to put on the wire (none if no connection may send now), skipping paused priorities. Its
+  // connections are not paced: `earliest` is left as it is.
+  Next next_packet(uint8_t paused, Time now, Time& earliest) override;
   // Whether some connection has something it could send now or after a pause or an ACK.
-  bool wants_port() const { return !active_.empty(); }
-  void receive(Packet* p);
-  // The NIC's TCP events (Nic forwards them): a received segment processed, a copy done, a timer.
-  void on_processed(Packet* p);
-  void on_copied(uint32_t send);
-  void on_rto(uint32_t send);
-  void on_delack(uint32_t recv);
+  bool wants_port() const override { return !active_.empty(); }
+  // TCP segments; a data segment stays until its core has processed it.
+  void receive(Packet* p) override;
+  // The NIC's TCP events (nic/transport.hpp): a received segment processed, a copy done, a timer.
+  void on_event(uint32_t kind, uint64_t arg) override;
 
-  int64_t delivered(uint32_t recv) const;
+  int64_t delivered(uint32_t recv) const override;
   // A send half's rate as its window allows: cwnd per smoothed RTT (zero before the first RTT sample).
-  Rate window_rate(uint32_t send) const;
+  Rate send_rate(uint32_t send) const override;
   // Host core time this NIC's kernel connections used (their sending and receiving work).
   Time cpu_time() const { return cpu_time_; }
   // Segments (data and ACKs) this NIC's connections sent and received.
@@ -102,6 +101,11 @@ class TcpStack {
   int64_t segments_rcvd() const { return segments_rcvd_; }
 
  private:
+  Packet* next_segment(uint8_t paused);
+  void on_processed(Packet* p);
+  void on_copied(uint32_t send);
+  void on_rto(uint32_t send);
+  void on_delack(uint32_t recv);
   struct Seg {
     int64_t seq = 0;
     int32_t len = 0;

@@ -10,6 +10,7 @@
 #include "rocesim/net/node.hpp"
 #include "rocesim/net/packet.hpp"
 #include "rocesim/nic/flow.hpp"
+#include "rocesim/nic/post_engine.hpp"
 
 namespace rocesim {
 
@@ -41,6 +42,39 @@ class TransportHost {
 
  protected:
   ~TransportHost() = default;
+};
+
+// A transport of the NIC: connections whose halves it numbers itself, the messages posted on them, the packets
+// addressed to them, and its turns on the NIC's port. The RC queue pairs are one (nic/rc_transport.hpp), TCP and
+// iWARP another (nic/tcp.hpp).
+// Contract: part of one NIC, on its simulator's thread; it reaches the NIC only through TransportHost and
+// TransportContext. The NIC hands it the work requests the post engine passes on for its halves (post), every packet
+// of its kinds (receive: the transport releases or keeps it), and its event kinds (on_event); when the port is free
+// and the transport's turn has come, the NIC asks for its next packet (next_packet).
+class NicTransport {
+ public:
+  // A packet for the port. `lost`: an injected loss (tests), which takes the wire but never arrives.
+  struct Next {
+    Packet* packet = nullptr;
+    bool lost = false;
+  };
+  virtual void post(const WorkPost& post) = 0;
+  virtual void receive(Packet* p) = 0;
+  virtual void on_event(uint32_t kind, uint64_t arg) = 0;
+  // Its next packet, if one may go now, skipping the `paused` priorities. A transport that paces its connections
+  // lowers `earliest` to when the first of those held back by pacing may send.
+  virtual Next next_packet(uint8_t paused, Time now, Time& earliest) = 0;
+  // Whether a connection has packets to send (now, or once pacing, a pause or its window allows).
+  virtual bool wants_port() const = 0;
+  // Joins a receive half to the send half whose data it takes (the peer's number for its ACKs).
+  virtual void set_recv_peer(uint32_t recv, uint32_t send) = 0;
+  // What a receive half has taken in order, in payload bytes.
+  virtual int64_t delivered(uint32_t recv) const = 0;
+  // A send half's current rate: its congestion control's pacing rate, or its window per round trip.
+  virtual Rate send_rate(uint32_t send) const = 0;
+
+ protected:
+  ~NicTransport() = default;
 };
 
 struct TransportContext {
