@@ -85,16 +85,23 @@ RcTransport::QpMessage RcTransport::message(uint32_t first_psn, const WorkReques
   return m;
 }
 
+bool RcTransport::admit(const QpMessage& m, bool error, uint32_t owner, uint32_t handle, int64_t& posted_bytes) {
+  if (error) {
+    fail_message(m, owner, handle, WcStatus::kFlushed);
+    return false;
+  }
+  ctx_.nic.set_offset(m.record, posted_bytes);
+  posted_bytes += m.size;
+  return true;
+}
+
 void RcTransport::start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow) {
   SendQp& q = send_[qpn];
   SendSide& side = sq_side_[qpn];
   const QpMessage m = message(q.end_psn, wr, record, flow);
-  if (q.error) {
-    fail_message(m, side.owner, side.handle, WcStatus::kFlushed);
+  if (!admit(m, q.error, side.owner, side.handle, side.posted_bytes)) {
     return;
   }
-  ctx_.nic.set_offset(record, side.posted_bytes);
-  side.posted_bytes += m.size;
   side.msgs.push_back(m);
   q.end_psn = m.end_psn;
   start_qp(q);
@@ -105,12 +112,9 @@ void RcTransport::start_send(uint32_t qpn, const WorkRequest& wr, uint32_t recor
 void RcTransport::start_read(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow) {
   RecvQp& r = recv_[qpn];
   const QpMessage m = message(r.read_end, wr, record, flow);
-  if (r.error) {
-    fail_message(m, r.owner, r.handle, WcStatus::kFlushed);
+  if (!admit(m, r.error, r.owner, r.handle, r.posted_bytes)) {
     return;
   }
-  ctx_.nic.set_offset(record, r.posted_bytes);
-  r.posted_bytes += m.size;
   r.read_end = m.end_psn;
   const bool idle = r.read_head == r.reads.size();
   r.reads.push_back(m);

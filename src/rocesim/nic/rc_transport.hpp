@@ -290,6 +290,9 @@ class RcTransport final : public NicTransport {
   // The record that counts a send half's events now (its oldest message's), or nullptr (a READ responder's).
   FlowRecord* head_record(uint32_t qpn);
   QpMessage message(uint32_t first_psn, const WorkRequest& wr, uint32_t record, uint32_t flow) const;
+  // A new message on a half: on a half in the error state it fails at once (flushed); otherwise it takes its byte
+  // offset on the half (`posted_bytes`, which it advances).
+  bool admit(const QpMessage& m, bool error, uint32_t owner, uint32_t handle, int64_t& posted_bytes);
   // The message is complete at the requester: its record, the run's hold on it, its completion if signaled.
   void finish_message(const QpMessage& m, uint32_t owner, uint32_t handle);
   // The message failed (its QP is in the error state): its record, the hold, an error completion.
