@@ -1,100 +1,8 @@
 #include "rocesim/nic/nic.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 namespace rocesim {
-
-const Schema<NicParams>& NicParams::schema() {
-  static const Schema<NicParams> s = [] {
-    Schema<NicParams> sc("nic", "every host's RDMA NIC");
-    sc.add(&NicParams::mtu, "mtu", "4096", "payload bytes per packet (RoCE MTU: 256, 512, 1024, 2048 or 4096)",
-           in_range<int64_t>(256, 4096), "bytes")
-        .add(&NicParams::ack_interval, "ack_interval", "16",
-             "the receiver acknowledges every this many packets, and always the last packet of a message",
-             in_range<int64_t>(1, 1 << 20), "packets")
-        .add(&NicParams::retransmit_timeout, "retransmit_timeout", "67108.864us",
-             "go back to the first unacknowledged packet when no ACK advances for this long (IBTA local ACK "
-             "timeout 4.096 us x 2^14, the rdma-core default exponent)",
-             at_least(Time::ns(1)))
-        .add(&NicParams::ack_priority, "ack_priority", "3", "priority of ACK and NAK packets", in_range<int64_t>(0, 7),
-             "priority")
-        .add(&NicParams::cnp_priority, "cnp_priority", "6", "priority of CNPs (NVIDIA cnp_802p_prio)",
-             in_range<int64_t>(0, 7), "priority")
-        .add(&NicParams::rnr_timer, "rnr_timer", "640us",
-             "wait after a receiver-not-ready NAK before resending (IBTA RNR timer code 12, the rdma-core default)",
-             at_least(Time::ns(1)))
-        .add(&NicParams::tx_pipeline, "tx_pipeline", "0ns",
-             "latency of each packet from the send engine to the wire (0: an ideal NIC, as the HPCC simulator and "
-             "htsim model it; docs/model.md composes ConnectX figures)")
-        .add(&NicParams::rx_pipeline, "rx_pipeline", "0ns",
-             "latency of each packet from the wire to host memory and the receive engine (0: an ideal NIC)")
-        .add(&NicParams::wqe_fetch, "wqe_fetch", "0ns",
-             "from posting a work request (doorbell) to the NIC holding it: MMIO write and DMA read of the WQE")
-        .add(&NicParams::wqe_gap, "wqe_gap", "0ns",
-             "send-engine time per work request; the NIC's message rate is 1 / wqe_gap (ConnectX-6: 215 M "
-             "messages/s, about 4.65 ns; NVIDIA ConnectX-6 EN user manual, Introduction)")
-        .add(&NicParams::max_rd_atomic, "max_rd_atomic", "16",
-             "READs outstanding per QP: further READs wait at the requester, and the responder keeps that many "
-             "for re-requests (IBTA max_rd_atomic / max_dest_rd_atomic; ConnectX reports max_qp_rd_atom 16)",
-             in_range<int64_t>(1, 256), "messages")
-        .add(&NicParams::retry_count, "retry_count", "7",
-             "retransmission timeouts in a row a requester retries before its QP goes to the error state and its "
-             "requests fail (IBTA retry_cnt, 3 bits; 7 is the rdma-core and perftest default)",
-             in_range<int64_t>(0, 7), "retries")
-        .add(
-            &NicParams::dscp_map, "dscp_map", "auto",
-            "DSCP the NIC writes per priority, \"prio:dscp, ...\" (NVIDIA: mlnx_qos --trust dscp with the QP's "
-            "traffic class); auto, and any priority not listed: the smallest DSCP that switch.dscp_map sends to it",
-            [](const std::string& v) -> std::optional<std::string> {
-              if (v == "auto") {
-                return std::nullopt;
-              }
-              try {
-                parse_prio_dscp_map(v);
-              } catch (const UnitError& e) {
-                return e.message;
-              }
-              return std::nullopt;
-            },
-            "auto | prio:dscp, ...")
-        .add(&NicParams::rx_buffer, "rx_buffer", "130944B",
-             "receive buffer for lossless traffic, which fills when the host drains it slower than the link (events: "
-             "slow_receiver); default: one of the two buffers of a ConnectX port (262016 B, NVIDIA community "
-             "'HowTo Tune Receive Buffers on Mellanox Adapter Cards')",
-             at_least(Bytes(1)))
-        .add(&NicParams::cable_length, "cable_length", "7",
-             "cable length the receive buffer's PFC headroom allows for (the mlx5 driver's default: 7 m)",
-             in_range<int64_t>(0, 100000), "m")
-        .add(&NicParams::post_cpu, "post_cpu", "100ns",
-             "host CPU time of posting one work request (writing the WQE, ringing the doorbell): an assumption of "
-             "the order of an MMIO write; counted in nics.csv cpu_s")
-        .reserved("cc", "congestion control, see nic.cc.*");
-    return sc;
-  }();
-  return s;
-}
-
-std::array<int, 8> parse_prio_dscp_map(const std::string& s) {
-  std::array<int, 8> m;
-  m.fill(-1);
-  if (s == "auto") {
-    return m;
-  }
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    int prio = -1, dscp = -1;
-    char colon = 0, extra = 0;
-    std::istringstream is(item);
-    if (!(is >> prio >> colon >> dscp) || colon != ':' || (is >> extra) || prio < 0 || prio > 7 || dscp < 0 ||
-        dscp > 63) {
-      throw UnitError{"bad entry '" + item + "' (expected 'PRIORITY:DSCP', priority 0..7, DSCP 0..63)"};
-    }
-    m[static_cast<size_t>(prio)] = dscp;
-  }
-  return m;
-}
 
 Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
          std::array<uint8_t, 8> prio_to_dscp)
@@ -348,8 +256,8 @@ void Nic::try_send() {
   if (credit_fc_) [[unlikely]] {
     paused |= credit_blocked(2 * kCreditBlock);
   }
-  // Control packets (ACK, NAK, CNP) go first, highest priority first: they are small and their delay is everyone's
-  // delay. A paused priority holds back only its own control packets.
+  // Control packets (ACK, NAK, CNP, READ request) go first, highest priority first: they are small and their delay is
+  // everyone's delay. A paused priority holds back only its own control packets.
   if (const uint8_t ready = ctrl_ready_ & static_cast<uint8_t>(~paused)) {
     const int prio = 31 - __builtin_clz(ready);
     Packet* c = ctrl_[prio].pop();

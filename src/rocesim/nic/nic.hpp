@@ -1,4 +1,5 @@
-// An RDMA NIC: reliable-connected queue pairs over RoCEv2, paced by per-QP congestion control, honouring PFC.
+// An RDMA NIC: its port (link frames, control packets, then data in turns between its transports), honouring PFC or
+// InfiniBand credits; its transports (the RC queue pairs, nic/rc_transport.hpp; TCP and iWARP, nic/tcp.hpp) and parts.
 #pragma once
 
 #include <array>
@@ -180,7 +181,7 @@ class Nic final : public Node, private TransportHost, private PfcSourceHost, pri
   void send_data(Packet* p, bool lost);
   // Queues a control packet on its priority (ahead of data) and tries to send.
   void queue_ctrl(Packet* c);
-  // What the TCP stack asks of its NIC (nic/transport.hpp).
+  // What its transports (RC and TCP) ask of it (nic/transport.hpp).
   void wake() override { try_send(); }
   void queue_control(Packet* p) override { queue_ctrl(p); }
   FlowRecord& record(uint32_t r) override { return records_[r]; }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -328,6 +329,7 @@ class RcTransport final : public NicTransport {
     const TransportContext& ctx;
   } timers_{ctx_};
 };
+static_assert(!std::is_move_constructible_v<RcTransport>, "its timers refer to its own context");
 
 inline RcTransport::Next RcTransport::next_packet(uint8_t paused, Time now, Time& earliest) {
   for (size_t tries = 0; tries < active_.size();) {

@@ -31,7 +31,7 @@ class TransportHost {
  public:
   // Something may be sent now: the NIC's port arbiter runs (it asks the transport for its next segment in turn).
   virtual void wake() = 0;
-  // A control segment (an ACK) goes out ahead of data on its priority.
+  // A control packet (an ACK, NAK, CNP or READ request) goes out ahead of data on its priority.
   virtual void queue_control(Packet* p) = 0;
   // The NIC's record of a message the transport carries.
   virtual FlowRecord& record(uint32_t r) = 0;
