@@ -9,6 +9,7 @@ Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, cons
     : Node(sim, pool, std::move(name), NodeKind::kNic),
       host_(host),
       prio_to_dscp_(prio_to_dscp),
+      port_(sim, *this, *this, pause_states_[0]),
       rc_(TransportContext{sim, pool, *this, host, prio_to_dscp, *this}, p, cc),
       pfc_(sim, pool, *this, *this),
       posts_(sim, *this, *this, p.wqe_fetch, p.wqe_gap),
@@ -108,7 +109,7 @@ void Nic::posted(const WorkPost& post) {
   }
 }
 
-void Nic::schedule_pause_storm(Time from, Time until, int prio) { pfc_.schedule_storm(from, until, prio, link_.rate); }
+void Nic::schedule_pause_storm(Time from, Time until, int prio) { pfc_.schedule_storm(from, until, prio, link().rate); }
 
 namespace {
 constexpr int64_t kMinMaxMtu = 9216;  // the XON gap: mlx5 port_buffer.c's MINIMUM_MAX_MTU
@@ -117,7 +118,7 @@ constexpr int64_t kMinMaxMtu = 9216;  // the XON gap: mlx5 port_buffer.c's MINIM
 RxBufferLimits Nic::rx_limits() const {
   const NicParams& p = rc_.params();
   const int64_t frame = wire::rdma_frame(fabric_, static_cast<int>(p.mtu), wire::kReth);
-  return {p.rx_buffer, mlx5_rx_headroom(link_.rate, p.cable_length, frame), Bytes(std::max(frame, kMinMaxMtu))};
+  return {p.rx_buffer, mlx5_rx_headroom(link().rate, p.cable_length, frame), Bytes(std::max(frame, kMinMaxMtu))};
 }
 
 Bytes Nic::rx_buffer_needed() const {
@@ -126,17 +127,16 @@ Bytes Nic::rx_buffer_needed() const {
 }
 
 void Nic::schedule_slow_receiver(Time from, Time until, Rate rate, uint8_t lossless) {
-  pfc_.schedule_slow_receiver(from, until, rate, lossless, rx_limits(), link_.rate);
+  pfc_.schedule_slow_receiver(from, until, rate, lossless, rx_limits(), link().rate);
 }
 
 void Nic::set_dma(Rate read, Rate write, uint8_t lossless) {
-  dma_read_ = read;
-  dma_paced_ = read.bps() > 0;
-  if (credit_fc_) {
+  port_.set_dma_read(read);
+  if (credits_) {
     // InfiniBand: each VL's credits (set_rx_credits) bound what waits, so the buffer never refuses a frame.
-    pfc_.set_dma_write(write, 0xff, {Bytes(rc_.params().rx_buffer.count() * 8), Bytes(0), Bytes(0)}, link_.rate);
+    pfc_.set_dma_write(write, 0xff, {Bytes(rc_.params().rx_buffer.count() * 8), Bytes(0), Bytes(0)}, link().rate);
   } else {
-    pfc_.set_dma_write(write, lossless, rx_limits(), link_.rate);
+    pfc_.set_dma_write(write, lossless, rx_limits(), link().rate);
   }
   rx_slow_ = pfc_.buffering();
 }
@@ -147,21 +147,23 @@ void Nic::drained(Packet* p) {
   rc_.receive(p);
 }
 
-void Nic::send_pause() {
-  Packet* f = pfc_.frame(pfc_pending_);
-  pfc_pending_ = 0;
-  put_on_wire(f);
-}
-
-inline void Nic::put_on_wire(Packet* p) {
-  cnt_.tx_bytes += p->frame;
-  busy_until_ = transmit(0, tx_, tx_.tx_time(p->wire_bytes(), link_), p);
-  wake_after_send();
+// One flow control packet (IBTA vol 1, 7.9.4) per VL with credits to return, lowest VL first; on Ethernet, the PFC
+// source's frame for every priority owed.
+Packet* Nic::link_frame(uint8_t& owed) {
+  if (credits_) {
+    return credit_packet(pool_, credits_->rx, owed);
+  }
+  Packet* f = pfc_.frame(owed);
+  owed = 0;
+  return f;
 }
 
 void Nic::use_fabric(wire::Fabric f) {
   fabric_ = f;
   rc_.use_fabric(f);
+  if (credits_) {
+    port_.use_credits(credits_->tx, max_frame());
+  }
 }
 
 int Nic::max_frame() const {
@@ -171,34 +173,19 @@ int Nic::max_frame() const {
 
 void Nic::enable_credits(const CreditConfig& rx, uint32_t peer_buffer_blocks) {
   credits_ = std::make_unique<Credits>();
-  credit_fc_ = true;
   credits_->rx.cfg = rx;
   credits_->tx.limit.fill(peer_buffer_blocks);
+  port_.use_credits(credits_->tx, max_frame());
 }
 
 void Nic::set_rx_credits(const CreditConfig& rx) { credits_->rx.cfg = rx; }
 
-uint8_t Nic::credit_blocked(int frame) const {
-  uint8_t m = 0;
-  for (int vl = 0; vl < 8; ++vl) {
-    m |= static_cast<uint8_t>(!credits_->tx.fits(vl, frame) << vl);
-  }
-  return m;
-}
-
-// Queue pairs with data to send on a VL without credits wait (nics.csv credit_wait_ns).
-void Nic::note_credit_wait(uint8_t held) { credits_->tx.hold(rc_.waiting_prios() & held, sim_.now()); }
-
 void Nic::free_credits(const Packet& p) {
   if (credits_->rx.release(p.priority, p.frame)) {
-    pfc_pending_ |= static_cast<uint8_t>(1u << p.priority);
+    port_.owe_link_frame(static_cast<uint8_t>(1u << p.priority));
     try_send();
   }
 }
-
-// One flow control packet (IBTA vol 1, 7.9.4) per VL with credits to return, lowest VL first; ahead of data and
-// never held for credits itself.
-void Nic::send_credit() { put_on_wire(credit_packet(pool_, credits_->rx, pfc_pending_)); }
 
 void Nic::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
@@ -222,8 +209,7 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       tcp_->on_event(kind, arg);
       break;
     case kEvWake:
-      if (wake_at_ <= sim_.now()) {
-        wake_at_ = Time::max();
+      if (port_.woken(sim_.now())) {
         try_send();
       }
       break;
@@ -238,123 +224,21 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
 }
 
 void Nic::try_send() {
-  if (!tx_.peer) {
-    return;
-  }
   const Time now = sim_.now();
-  if (now < busy_until_) {  // something new to send waits for the port
-    wake_by(busy_until_);
+  const PortArbiter::Frame f = port_.next(now, rc_, tcp_.get());
+  if (!f.packet) {
     return;
   }
-  if (pfc_pending_) [[unlikely]] {  // MAC control frames go first and are not subject to pause
-    credit_fc_ ? send_credit() : send_pause();
-    return;
+  cnt_.tx_bytes += f.packet->frame;
+  const Time ser = port_.tx_time(*f.packet);
+  Time end;
+  if (f.lost) [[unlikely]] {  // an injected loss: the packet takes the wire but never arrives
+    end = now + ser;
+    pool_.release(f.packet);
+  } else {
+    end = transmit(0, port_.tx(), ser, f.packet);
   }
-  // A copy of the pause state's armed mask: a NIC never paused does not touch its pause state's cache line.
-  // On InfiniBand, a VL without credits for a frame is held the same way.
-  uint8_t paused = pause_armed_ ? pause_states_[0].paused_mask(now) : 0;
-  if (credit_fc_) [[unlikely]] {
-    paused |= credit_blocked(2 * kCreditBlock);
-  }
-  // Control packets (ACK, NAK, CNP, READ request) go first, highest priority first: they are small and their delay is
-  // everyone's delay. A paused priority holds back only its own control packets.
-  if (const uint8_t ready = ctrl_ready_ & static_cast<uint8_t>(~paused)) {
-    const int prio = 31 - __builtin_clz(ready);
-    Packet* c = ctrl_[prio].pop();
-    if (ctrl_[prio].empty()) {
-      ctrl_ready_ &= static_cast<uint8_t>(~(1u << prio));
-    }
-    if (credit_fc_) [[unlikely]] {
-      credits_->tx.on_sent(c->priority, c->frame);
-    }
-    put_on_wire(c);
-    return;
-  }
-  if (credit_fc_) [[unlikely]] {
-    const uint8_t held = credit_blocked(max_frame());
-    paused |= held;
-    note_credit_wait(held);
-  }
-  // TCP segments and queue-pair packets take turns on the port.
-  const bool tcp_first = tcp_ && tcp_turn_;
-  if (tcp_first && send_tcp(paused)) [[unlikely]] {
-    return;
-  }
-  if (dma_paced_ && dma_ready_ > now) [[unlikely]] {  // PCIe has not yet fetched the next payload
-    wake_by(dma_ready_);
-    return;
-  }
-  // Data: the queue pairs' round robin, each paced at its congestion control's rate.
-  Time earliest = Time::max();
-  if (const RcTransport::Next next = rc_.next_packet(paused, now, earliest); next.packet) {
-    send_data(next.packet, next.lost);
-    tcp_turn_ = tcp_ != nullptr;
-    return;
-  }
-  if (tcp_ && !tcp_first && send_tcp(paused)) [[unlikely]] {
-    return;
-  }
-  if (earliest < Time::max() && earliest < wake_at_) {
-    wake_at_ = earliest;
-    sim_.at(earliest, this, kEvWake);
-  }
-}
-
-bool Nic::send_tcp(uint8_t paused) {
-  if (!tcp_->wants_port()) {
-    return false;
-  }
-  Time unpaced = Time::max();
-  const NicTransport::Next next = tcp_->next_packet(paused, sim_.now(), unpaced);
-  if (!next.packet) {
-    return false;
-  }
-  tcp_turn_ = false;
-  put_on_wire(next.packet);
-  return true;
-}
-
-void Nic::send_data(Packet* p, bool lost) {
-  const Time now = sim_.now();
-  if (dma_paced_) [[unlikely]] {
-    dma_ready_ = std::max(dma_ready_, now) + dma_read_.tx_time(Bytes(p->payload));
-  }
-  if (lost) [[unlikely]] {  // an injected loss: the packet takes the wire but never arrives
-    cnt_.tx_bytes += p->frame;
-    busy_until_ = now + tx_.tx_time(p->wire_bytes(), link_);
-    pool_.release(p);
-    wake_after_send();
-    return;
-  }
-  if (credit_fc_) [[unlikely]] {
-    credits_->tx.on_sent(p->priority, p->frame);
-  }
-  put_on_wire(p);
-}
-
-void Nic::queue_ctrl(Packet* c) {
-  ctrl_[c->priority].push(c);
-  ctrl_ready_ |= static_cast<uint8_t>(1u << c->priority);
-  try_send();
-}
-
-void Nic::wake_after_send() {
-  if ((tcp_ && tcp_->wants_port()) || pfc_pending_) [[unlikely]] {  // TCP is not paced, nor link frames
-    wake_by(busy_until_);
-    return;
-  }
-  if (!ctrl_ready_ && rc_.active() <= 1) {
-    if (rc_.active() == 0) {
-      return;  // nothing to send: a new message, ACK or CNP will call try_send
-    }
-    // A lone QP: it may send when the port is free and its pacing allows. Nothing to wake for if it has sent
-    // everything or its window is full (an ACK, NAK or timeout calls try_send); a pause's end calls it too.
-    if (const Time ready = rc_.lone_ready(); ready < Time::max()) {
-      wake_by(std::max(busy_until_, ready));
-    }
-    return;
-  }
-  wake_by(busy_until_);
+  port_.sent(end, rc_, tcp_.get());
 }
 
 // Starts loading the queue pair an arriving packet will update, and the queue pair a free port will serve next
@@ -371,7 +255,7 @@ void Nic::tx_done(uint16_t) { try_send(); }  // (the NIC schedules no kEvTxDone:
 
 void Nic::receive(Packet* p) {
   cnt_.rx_bytes += p->frame;
-  if (credit_fc_) [[unlikely]] {
+  if (port_.has_credits()) [[unlikely]] {
     if (p->kind == PacketKind::kCredit) {
       credits_->tx.on_credit(p->priority, p->psn, max_frame(), sim_.now());
       pool_.release(p);
@@ -388,8 +272,8 @@ void Nic::receive(Packet* p) {
   }
   switch (p->kind) {
     case PacketKind::kPfc: {
-      const uint8_t resumed = apply_pfc(pause_states_[0], 0, *p, link_.rate, Time());
-      pause_armed_ = pause_states_[0].armed;
+      const uint8_t resumed = apply_pfc(pause_states_[0], 0, *p, link().rate, Time());
+      port_.pause_changed();
       pool_.release(p);
       if (resumed) {
         try_send();

@@ -1,5 +1,5 @@
-// An RDMA NIC: its port (link frames, control packets, then data in turns between its transports), honouring PFC or
-// InfiniBand credits; its transports (the RC queue pairs, nic/rc_transport.hpp; TCP and iWARP, nic/tcp.hpp) and parts.
+// An RDMA NIC: its port (nic/port_arbiter.hpp), honouring PFC or InfiniBand credits; its transports (the RC queue
+// pairs, nic/rc_transport.hpp; TCP and iWARP, nic/tcp.hpp) and the parts that post work, complete it and send PFC.
 #pragma once
 
 #include <array>
@@ -11,11 +11,11 @@
 #include "rocesim/core/params.hpp"
 #include "rocesim/net/credits.hpp"
 #include "rocesim/net/node.hpp"
-#include "rocesim/net/ring.hpp"
 #include "rocesim/nic/completion_queue.hpp"
 #include "rocesim/nic/flow.hpp"
 #include "rocesim/nic/nic_params.hpp"
 #include "rocesim/nic/pfc_source.hpp"
+#include "rocesim/nic/port_arbiter.hpp"
 #include "rocesim/nic/post_engine.hpp"
 #include "rocesim/nic/rc_transport.hpp"
 #include "rocesim/nic/tcp.hpp"
@@ -35,20 +35,21 @@ struct NicOwnCounters {
 // Counters of one NIC: its own, its RC transport's and its PFC source's.
 struct NicCounters : NicOwnCounters, RcCounters, PfcSourceCounters {};
 
-class Nic final : public Node, private TransportHost, private PfcSourceHost, private PostEngineHost {
+class Nic final : public Node,
+                  private TransportHost,
+                  private PfcSourceHost,
+                  private PostEngineHost,
+                  private LinkFrameSource {
  public:
   Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, const NicParams& p, const CcAlgorithm& cc,
       std::array<uint8_t, 8> prio_to_dscp);
 
-  void connect(const LinkEnd& link) {
-    link_ = link;
-    tx_ = TxLink::of(link);
-  }
-  const LinkEnd& link() const { return link_; }
+  void connect(const LinkEnd& link) { port_.connect(link); }
+  const LinkEnd& link() const { return port_.link(); }
   void set_sink(CompletionSink* s) { cq_.set_sink(s); }
 
   // Half queue pairs of the RC transport (nic/rc_transport.hpp), set up before the run, after connect().
-  uint32_t add_send_qp(const SendQpInit& init) { return rc_.add_send_qp(init, link_.rate); }
+  uint32_t add_send_qp(const SendQpInit& init) { return rc_.add_send_qp(init, port_.link().rate); }
   uint32_t add_recv_qp(const RecvQpInit& init) { return rc_.add_recv_qp(init); }
   void set_recv_peer(uint32_t recv_qpn, uint32_t send_qpn) {
     if (recv_qpn & kTcpBit) {
@@ -130,11 +131,12 @@ class Nic final : public Node, private TransportHost, private PfcSourceHost, pri
   Bytes rx_buffer_needed() const;
 
  private:
-  // The post engine's kind first (nic/post_engine.hpp), then the NIC's own (kEvWake, no argument), the RC
-  // transport's (nic/rc_transport.hpp), the completion queue's (nic/completion_queue.hpp), the PFC source's
-  // (nic/pfc_source.hpp) and the TCP stack's (nic/transport.hpp), each handed to its part.
-  enum : uint32_t { kEvWake = kEvPost + 1, kEvLast = kEvDelayedAck + 1 };
-  static_assert(kEvRto == kEvWake + 1, "the RC transport's event kinds follow the NIC's own");
+  // The post engine's kind first (nic/post_engine.hpp), then the port's (nic/port_arbiter.hpp), the RC transport's
+  // (nic/rc_transport.hpp), the completion queue's (nic/completion_queue.hpp), the PFC source's (nic/pfc_source.hpp)
+  // and the TCP stack's (nic/transport.hpp), each handed to its part.
+  enum : uint32_t { kEvLast = kEvDelayedAck + 1 };
+  static_assert(kEvWake == kEvPost + 1, "the port's event kind follows the post engine's");
+  static_assert(kEvRto == kEvWake + 1, "the RC transport's event kinds follow the port's");
   static_assert(kEvCqe == kEvReadRto + 1, "the completion queue's event kind follows the RC transport's");
   static_assert(kEvStorm == kEvCqe + 1, "the PFC source's event kinds follow the completion queue's");
   static_assert(kEvSegmentProcessed == kEvRxRefresh + 1, "a transport's event kinds follow the PFC source's");
@@ -143,25 +145,27 @@ class Nic final : public Node, private TransportHost, private PfcSourceHost, pri
   void receive(Packet* p) override;
   // What the PFC source asks of its NIC (nic/pfc_source.hpp).
   void owe_pfc(uint8_t prios) override {
-    pfc_pending_ |= prios;
+    port_.owe_link_frame(prios);
     try_send();
   }
   void leaving(const Packet& p) override {
-    if (credit_fc_) {
+    if (credits_) {
       free_credits(p);
     }
   }
+  // The port's link frame (nic/port_arbiter.hpp): the PFC source's, or credits to return on InfiniBand.
+  Packet* link_frame(uint8_t& owed) override;
   void drained(Packet* p) override;
   // The receive buffer's thresholds for this NIC's link and frames (mlx5 port_buffer.c).
   RxBufferLimits rx_limits() const;
   void prefetch(uint32_t kind, uint64_t arg) const override;
   void tx_done(uint16_t) override;
   void pause_ended(uint16_t, uint8_t) override {
-    pause_armed_ = pause_states_[0].armed;
+    port_.pause_changed();
     try_send();
   }
   void link_changed(uint16_t, bool up) override {
-    pause_armed_ = pause_states_[0].armed;
+    port_.pause_changed();
     if (up) {
       try_send();
     }
@@ -174,22 +178,15 @@ class Nic final : public Node, private TransportHost, private PfcSourceHost, pri
   }
   void on_event(uint32_t kind, uint64_t arg) override;
 
+  // Puts the frame the port arbiter chooses on the link (an injected loss only takes the port's time).
   void try_send();
-  // Puts a TCP segment from the stack on the port, if it has one ready.
-  bool send_tcp(uint8_t paused);
-  // Puts the RC transport's data packet on the port (or, an injected loss, only takes the port's time).
-  void send_data(Packet* p, bool lost);
-  // Queues a control packet on its priority (ahead of data) and tries to send.
-  void queue_ctrl(Packet* c);
   // What its transports (RC and TCP) ask of it (nic/transport.hpp).
   void wake() override { try_send(); }
-  void queue_control(Packet* p) override { queue_ctrl(p); }
+  void queue_control(Packet* p) override {
+    port_.queue_control(p);
+    try_send();
+  }
   FlowRecord& record(uint32_t r) override { return records_[r]; }
-  // The PFC source's frame for the priorities in pfc_pending_, on a free port.
-  void send_pause();
-  // Puts a frame on the port now (the port is free) and notes when the NIC may send next. Inlined into its callers,
-  // the port's five kinds of frame: a call of its own measured +0.3 % instructions on ft16.
-  [[gnu::always_inline]] inline void put_on_wire(Packet* p);
   // The post engine hands on a work request (nic/post_engine.hpp): to the queue pair's transport.
   void posted(const WorkPost& post) override;
   // A new message's record (its own, or its group's) and the flow tag its packets carry.
@@ -203,46 +200,22 @@ class Nic final : public Node, private TransportHost, private PfcSourceHost, pri
   void set_offset(uint32_t record, int64_t offset) override;
   // Reports a completion to the owner through the completion queue (after the current event).
   void complete(uint32_t owner, const Completion& c) override { cq_.push(owner, c); }
-  // An event at `t`, unless one is due by then already.
-  void wake_by(Time t) {
-    if (t < wake_at_) {
-      wake_at_ = t;
-      sim_.at(t, this, kEvWake);
-    }
-  }
-  // After a frame went out: wake when the NIC may send next.
-  void wake_after_send();
 
-  // What sending and receiving touch comes first and together (four cache lines): a large fabric visits a NIC
-  // every few thousand events, and each line of NIC state a packet touches is then a cache miss. The port
-  // serialises until busy_until_. No event marks the end of each frame: after a send the NIC wakes (kEvWake at
-  // wake_at_) when it may send next, which for a lone paced QP is its pacing time, one event per frame instead of
-  // a tx-done and then a wake-up.
-  alignas(64) TxLink tx_;  // link_ as sending reads it
-  Time busy_until_;
-  Time wake_at_ = Time::max();
-  uint8_t pause_armed_ = 0;  // pause_states_[0].armed, kept in step with it
-  uint8_t ctrl_ready_ = 0;   // priorities whose control queue is not empty
-  // Priorities a PFC frame must signal (the PFC source's), or on InfiniBand VLs with credits to return: a link
-  // frame goes ahead of everything.
-  uint8_t pfc_pending_ = 0;
-  bool rx_slow_ = false;    // pfc_.buffering(), kept in step with it
-  bool credit_fc_ = false;  // InfiniBand: credits_ holds the link's credits
-  bool dma_paced_ = false;  // PCIe paces the fetch of payloads to send (dma_read_, dma_ready_: cold otherwise)
   uint32_t host_;
   std::array<uint8_t, 8> prio_to_dscp_;
-  RcTransport rc_;  // its queue pairs and round-robin list first: they are hot too
+  std::vector<PauseState> pause_states_{1};  // what the peer paused (Node::apply_pfc)
+  // What sending and receiving touch, each part's hot state on lines of its own (a large fabric visits a NIC every
+  // few thousand events, and each line of NIC state a packet touches is then a cache miss): the port's line, the
+  // queue pairs and round-robin list, the counters.
+  alignas(64) PortArbiter port_;
+  alignas(64) RcTransport rc_;
+  alignas(64) NicOwnCounters cnt_;
+  bool rx_slow_ = false;  // pfc_.buffering(), kept in step with it
   std::vector<FlowRecord> records_;
   bool group_records_ = false;
   std::unordered_map<uint32_t, uint32_t> group_row_;  // connection -> its latest group record
   uint32_t messages_ = 0;                             // messages posted: an unnumbered message's flow tag
-  NicOwnCounters cnt_;
-  std::array<PacketRing, 8> ctrl_;  // ACK, NAK, CNP and READ request packets waiting, per priority
-  std::vector<PauseState> pause_states_{1};
-  LinkEnd link_;
   PfcSource pfc_;
-  Rate dma_read_;   // how fast PCIe fetches the payload of data packets to send (0: no limit)
-  Time dma_ready_;  // when the payload of the next data packet has been fetched
   PostEngine posts_;
   CompletionQueue cq_;
   // InfiniBand: the credits of this port's two directions.
@@ -251,15 +224,10 @@ class Nic final : public Node, private TransportHost, private PfcSourceHost, pri
     CreditRx rx;
   };
   std::unique_ptr<Credits> credits_;  // only with fabric: infiniband
-  // The credits a frame of `prio` takes, and the VLs a packet of the largest data frame (data) or of two credits
-  // (control) cannot take now.
-  uint8_t credit_blocked(int frame) const;
-  void send_credit();
+  // A received frame left the receive buffer: its credits go back to the peer when enough are owed.
   void free_credits(const Packet& p);
-  void note_credit_wait(uint8_t held);
   wire::Fabric fabric_ = wire::Fabric::kRoceV2;
   std::unique_ptr<TcpStack> tcp_;  // TCP connections, if any
-  bool tcp_turn_ = false;          // the port's next data turn is TCP's (it alternates with the queue pairs)
 };
 
 }  // namespace rocesim
