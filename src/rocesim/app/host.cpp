@@ -37,22 +37,10 @@ void Host::transfer(Place from, Place to, Bytes bytes, Time latency, uint32_t ap
   interconnect_->start(path, bytes, latency, app, cookie);
 }
 
-void Host::after(Time delay, uint32_t app, uint64_t cookie) {
-  uint32_t slot;
-  if (free_timers_.empty()) {
-    slot = static_cast<uint32_t>(timers_.size());
-    timers_.push_back({app, cookie});
-  } else {
-    slot = free_timers_.back();
-    free_timers_.pop_back();
-    timers_[slot] = {app, cookie};
-  }
-  sim_.after(delay, this, 0, slot);
-}
+void Host::after(Time delay, uint32_t app, uint64_t cookie) { sim_.after(delay, this, 0, timers_.put({app, cookie})); }
 
 void Host::handle_event(uint32_t, uint64_t arg) {
-  const auto [app, cookie] = timers_[arg];
-  free_timers_.push_back(static_cast<uint32_t>(arg));
+  const auto [app, cookie] = timers_.take(arg);
   apps_[app]->on_timer(*this, cookie);
 }
 

@@ -8,6 +8,7 @@
 
 #include "rocesim/app/application.hpp"
 #include "rocesim/core/simulator.hpp"
+#include "rocesim/core/slot_vector.hpp"
 #include "rocesim/nic/nic.hpp"
 #include "rocesim/server/cpu.hpp"
 #include "rocesim/server/interconnect.hpp"
@@ -102,8 +103,7 @@ class Host final : public EventHandler, public CompletionSink, public TransferSi
   std::vector<uint32_t> endpoints_;
   std::vector<std::unique_ptr<Application>> apps_;
   std::vector<QpEnd> qps_;
-  std::vector<std::pair<uint32_t, uint64_t>> timers_;  // (app, cookie) of each pending timer; free slots reused
-  std::vector<uint32_t> free_timers_;
+  SlotVector<std::pair<uint32_t, uint64_t>> timers_;  // (app, cookie) of each pending timer
   std::unique_ptr<Interconnect> interconnect_;
   std::unique_ptr<HostCpu> cpu_;
   Time cpu_busy_;

@@ -5,15 +5,7 @@
 namespace rocesim {
 
 void PostEngine::pend(const WorkPost& post, Time at, bool engine_taken) {
-  size_t slot = pending_.size();
-  if (free_.empty()) {
-    pending_.push_back({post, engine_taken});
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-    pending_[slot] = {post, engine_taken};
-  }
-  sim_.at(at, &node_, kEvPost, slot);
+  sim_.at(at, &node_, kEvPost, pending_.put({post, engine_taken}));
 }
 
 void PostEngine::on_event(uint64_t slot) {
@@ -27,9 +19,7 @@ void PostEngine::on_event(uint64_t slot) {
       return;
     }
   }
-  const WorkPost post = p.post;
-  free_.push_back(static_cast<uint32_t>(slot));
-  host_.posted(post);
+  host_.posted(pending_.take(slot).post);
 }
 
 }  // namespace rocesim

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rocesim/core/simulator.hpp"
+#include "rocesim/core/slot_vector.hpp"
 #include "rocesim/net/node.hpp"
 #include "rocesim/nic/flow.hpp"
 
@@ -67,8 +68,7 @@ class PostEngine {
   Time engine_free_;  // when the send engine can take the next work request
   // Posts not yet at the host (kEvPost's argument indexes these); the slots of those gone are reused, so a long
   // run's posts do not pile up.
-  std::vector<Pending> pending_;
-  std::vector<uint32_t> free_;
+  SlotVector<Pending> pending_;
 };
 
 }  // namespace rocesim

@@ -240,14 +240,7 @@ void RcTransport::seek_tx(SendQp& q, uint32_t qpn) {
 
 void RcTransport::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t psn,
                             CtrlExtra extra) {
-  const uint16_t sport = about.sport;
-  Packet* c = ctx_.pool.acquire(kind);
-  c->src = ctx_.host;
-  c->dst = dst;
-  c->qpn = qpn;
-  c->flow = about.flow;
-  c->psn = psn;
-  c->sport = sport;
+  Packet* c = addressed(kind, dst, qpn, about.flow, psn, about.sport);
   c->flags = extra.flags | wire_flags_;
   c->ack_pkts = extra.ack_pkts;
   c->ack_ce = extra.ack_ce;
@@ -280,13 +273,7 @@ void RcTransport::send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, 
 // RDMA READ request (IBTA vol 1, 9.4.3): BTH + RETH (with the message's length), no payload, on the data
 // priority. `psn` is the first response packet wanted: the message's first at first, later the first missing.
 void RcTransport::send_read_request(RecvQp& r, const QpMessage& m, uint32_t psn) {
-  Packet* c = ctx_.pool.acquire(PacketKind::kReadRequest);
-  c->src = ctx_.host;
-  c->dst = r.src;
-  c->qpn = r.src_qpn;
-  c->flow = m.flow;
-  c->psn = psn;
-  c->sport = r.sport;
+  Packet* c = addressed(PacketKind::kReadRequest, r.src, r.src_qpn, m.flow, psn, r.sport);
   c->opcode = wire::kReadRequest;
   c->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, 0, wire::kReth));
   c->flags = wire_flags_;
@@ -355,13 +342,7 @@ Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, Time now) {
   const int64_t offset = int64_t{psn - q.tx_first} * p_.mtu;
   const int payload = static_cast<int>(std::min<int64_t>(p_.mtu, q.tx_size - offset));
   const bool first = psn == q.tx_first, last = psn + 1 == q.tx_end;
-  Packet* p = ctx_.pool.acquire(PacketKind::kData);
-  p->src = ctx_.host;
-  p->dst = q.dst;
-  p->qpn = q.dst_qpn;
-  p->flow = q.tx_flow;
-  p->psn = psn;
-  p->sport = q.sport;
+  Packet* p = addressed(PacketKind::kData, q.dst, q.dst_qpn, q.tx_flow, psn, q.sport);
   p->payload = static_cast<uint16_t>(std::max(payload, 0));
   p->opcode = wire::data_opcode(q.op, first, last);
   p->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, p->payload, wire::ext_headers(p->opcode)) +

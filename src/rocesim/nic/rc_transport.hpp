@@ -268,6 +268,18 @@ class RcTransport final : public NicTransport {
   // After the congestion control may have changed the rate: recompute when the QP may send next.
   void pacing_changed(SendQp& q) { q.next_send = q.last_tx + q.cc->rate.tx_time(Bytes(q.last_wire)); }
   Packet* data_packet(SendQp& q, uint32_t qpn, Time now);
+  // A new packet of `kind` from this NIC to queue pair `qpn` at `dst`: its message's flow tag, PSN and UDP source
+  // port (the QP's ECMP entropy) set, the rest for the caller.
+  Packet* addressed(PacketKind kind, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn, uint16_t sport) {
+    Packet* p = ctx_.pool.acquire(kind);
+    p->src = ctx_.host;
+    p->dst = dst;
+    p->qpn = qpn;
+    p->flow = flow;
+    p->psn = psn;
+    p->sport = sport;
+    return p;
+  }
   // Whether a test asked for this packet to be lost (inject_drop), forgetting the request.
   bool take_injected(uint32_t qpn, uint32_t psn);
   void activate(uint32_t qpn);

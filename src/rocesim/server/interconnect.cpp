@@ -14,15 +14,8 @@ void Interconnect::start(const std::vector<uint16_t>& path, Bytes bytes, Time la
     return;
   }
   advance();
-  uint32_t slot;
-  if (free_.empty()) {
-    slot = static_cast<uint32_t>(transfers_.size());
-    transfers_.emplace_back();
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-  }
-  Transfer& t = transfers_[slot];
+  const uint32_t slot = transfers_.acquire();
+  Transfer& t = transfers_[slot];  // a reused slot keeps its path's storage
   t.path = path;
   t.remaining = static_cast<double>(bytes.count());
   t.rate = 0;
@@ -64,7 +57,7 @@ void Interconnect::reallocate() {
         carried_[r] += t.remaining;
       }
       deliver(t.app, t.cookie, t.latency);
-      free_.push_back(active_[k]);
+      transfers_.release(active_[k]);
       active_[k] = active_.back();
       active_.pop_back();
     } else {
@@ -143,16 +136,7 @@ void Interconnect::reallocate() {
 }
 
 void Interconnect::deliver(uint32_t app, uint64_t cookie, Time latency) {
-  uint32_t slot;
-  if (free_deliveries_.empty()) {
-    slot = static_cast<uint32_t>(deliveries_.size());
-    deliveries_.push_back({app, cookie});
-  } else {
-    slot = free_deliveries_.back();
-    free_deliveries_.pop_back();
-    deliveries_[slot] = {app, cookie};
-  }
-  sim_.after(latency, this, kEvDeliver, slot);
+  sim_.after(latency, this, kEvDeliver, deliveries_.put({app, cookie}));
 }
 
 void Interconnect::handle_event(uint32_t kind, uint64_t arg) {
@@ -167,8 +151,7 @@ void Interconnect::handle_event(uint32_t kind, uint64_t arg) {
       }
       break;
     case kEvDeliver: {
-      const auto [app, cookie] = deliveries_[arg];
-      free_deliveries_.push_back(static_cast<uint32_t>(arg));
+      const auto [app, cookie] = deliveries_.take(arg);
       sink_.transfer_done(app, cookie);
       break;
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rocesim/core/simulator.hpp"
+#include "rocesim/core/slot_vector.hpp"
 #include "rocesim/server/server.hpp"
 
 namespace rocesim {
@@ -61,8 +62,8 @@ class Interconnect final : public EventHandler {
   Simulator& sim_;
   const ServerModel& model_;
   TransferSink& sink_;
-  std::vector<Transfer> transfers_;
-  std::vector<uint32_t> free_, active_;
+  SlotVector<Transfer> transfers_;
+  std::vector<uint32_t> active_;
   std::vector<double> carried_;
   std::vector<double> left_;                      // scratch: capacity not yet given out
   std::vector<int> users_;                        // scratch: unfixed transfers per resource
@@ -73,8 +74,7 @@ class Interconnect final : public EventHandler {
   Time last_;              // when active transfers were last advanced
   uint64_t done_gen_ = 0;  // the kEvDone event whose argument equals this is the live one
   bool realloc_pending_ = false;
-  std::vector<std::pair<uint32_t, uint64_t>> deliveries_;  // (app, cookie) waiting out their latency
-  std::vector<uint32_t> free_deliveries_;
+  SlotVector<std::pair<uint32_t, uint64_t>> deliveries_;  // (app, cookie) waiting out their latency
 };
 
 }  // namespace rocesim
