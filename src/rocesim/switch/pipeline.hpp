@@ -136,8 +136,12 @@ class SwitchOn final : public Switch {
     EgressClass& q = port.out[c];
     Packet* p = dequeue(port, c);
     if (stage_hooks_ & EgressStage::kLeave) [[unlikely]] {
-      for (EgressStage* s : on_leave_) {
-        s->on_leave(p, out, port.queued, true);
+      if (sole_leave_) {  // (in-band telemetry alone: no list to read per packet)
+        sole_leave_->on_leave(p, out, port.queued, true);
+      } else {
+        for (EgressStage* s : on_leave_) {
+          s->on_leave(p, out, port.queued, true);
+        }
       }
     }
     if constexpr (kMarkOnDequeue) {

@@ -163,6 +163,7 @@ void Switch::build_stages() {
       on_leave_.push_back(s.get());
     }
   }
+  sole_leave_ = on_leave_.size() == 1 ? on_leave_.front() : nullptr;
 }
 
 void Switch::set_routes(std::shared_ptr<const RouteTable> table, const Ecmp& ecmp) {

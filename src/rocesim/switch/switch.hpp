@@ -229,6 +229,7 @@ class Switch : public Node {
   // The hooks some egress stage has (EgressStage::kRoute, kLeave): a packet tests this byte, among what it
   // touches anyway, instead of the stage lists.
   uint8_t stage_hooks_ = 0;
+  EgressStage* sole_leave_ = nullptr;  // on_leave_'s only stage, if it has one
   // What every packet touches comes last and together, next to the flow control's own (SwitchOn::fc_): on a large
   // fabric a switch is visited every few hundred events, and its state scattered over the object cost a miss per
   // field.
