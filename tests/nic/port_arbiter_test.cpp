@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
+#include <algorithm>
 #include <vector>
 
 namespace rocesim {
@@ -19,8 +19,9 @@ struct FakeTransport {
   uint8_t prio = 0;
   int payload = 1000;
   Time ready;
-  Time gap;          // pacing: after a packet, the next may go `gap` later
-  bool lone = true;  // one active queue pair (RC): the port wakes at its pacing time
+  Time gap;                // pacing: after a packet, the next may go `gap` later
+  bool lone = true;        // one active queue pair (RC): the port wakes at its pacing time
+  bool lose_next = false;  // the next packet is an injected loss
   std::vector<uint8_t> asked_paused;
 
   NicTransport::Next next_packet(uint8_t paused, Time now, Time& earliest) {
@@ -38,7 +39,9 @@ struct FakeTransport {
     p->priority = prio;
     p->payload = payload;
     p->frame = payload + 100;
-    return {p, false};
+    const bool lost = lose_next;
+    lose_next = false;
+    return {p, lost};
   }
   bool wants_port() const { return packets > 0; }
   size_t active() const { return packets > 0 ? (lone ? 1 : 2) : 0; }
@@ -73,6 +76,7 @@ class Rig final : public World, public EventHandler, public LinkFrameSource {
     Time at;
     PacketKind kind;
     uint8_t prio;
+    bool lost;
   };
   Far far{sim, pool};
   PauseState pause;
@@ -91,7 +95,7 @@ class Rig final : public World, public EventHandler, public LinkFrameSource {
     if (!f.packet) {
       return;
     }
-    sent.push_back({sim.now(), f.packet->kind, f.packet->priority});
+    sent.push_back({sim.now(), f.packet->kind, f.packet->priority, f.lost});  // a lost frame takes the port too
     const Time end = sim.now() + port.tx_time(*f.packet);
     pool.release(f.packet);
     port.sent(end, rc, with_tcp ? &tcp : nullptr);
@@ -183,7 +187,7 @@ TEST(PortArbiter, AnOwedLinkFrameGoesFirstEvenOnAPausedPriority) {
   r.port.owe_link_frame(0b1000);
   r.kick_at(Time());
   r.run();
-  ASSERT_GE(r.sent.size(), 2u);
+  ASSERT_EQ(r.sent.size(), 2u);
   EXPECT_EQ(r.sent[0].kind, PacketKind::kPfc);
   EXPECT_EQ(r.owed_seen, 0b1000);
   EXPECT_EQ(r.sent[1].kind, PacketKind::kData);  // priority 0's data; the paused priority's ACK waits
@@ -267,6 +271,24 @@ TEST(PortArbiter, InfinibandDataWaitsForCreditsAndTheWaitIsCounted) {
   r.run();
   ASSERT_EQ(r.sent.size(), 2u);
   EXPECT_EQ(r.sent[1].at, Time::us(1));
+}
+
+TEST(PortArbiter, AnInjectedLossTakesThePortAndPcieTimeButNoCredits) {
+  Rig r;
+  r.rc.packets = 2;
+  r.rc.lone = false;
+  r.rc.lose_next = true;
+  CreditTx credits;
+  credits.limit.fill(credit_blocks(1100) * 4);
+  r.port.use_credits(credits, 1100);
+  r.port.set_dma_read(Rate::gbps(50));  // 1,000 bytes of payload in 160 ns
+  r.kick_at(Time());
+  r.run();
+  ASSERT_EQ(r.sent.size(), 2u);
+  EXPECT_TRUE(r.sent[0].lost);
+  EXPECT_FALSE(r.sent[1].lost);
+  EXPECT_EQ(r.sent[1].at, Time::ns(160));           // after the lost packet's payload was fetched
+  EXPECT_EQ(credits.sent[0], credit_blocks(1100));  // the packet that arrives takes credits, the lost one none
 }
 
 }  // namespace

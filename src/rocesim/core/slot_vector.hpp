@@ -8,8 +8,9 @@
 
 namespace rocesim {
 
-// Contract: an index from put() or acquire() names its element until release() or take(); a released slot's
-// element keeps its storage (a vector member keeps its capacity) for the next acquire().
+// Contract: an index from put() or acquire() names its element until release() or take(), once; after release()
+// (not take(), which moves it out) the element keeps its storage (a vector member its capacity) for the next
+// acquire().
 template <class T>
 class SlotVector {
  public:

@@ -251,11 +251,11 @@ void Nic::prefetch(uint32_t kind, uint64_t arg) const {
   }
 }
 
-void Nic::tx_done(uint16_t) { try_send(); }  // (the NIC schedules no kEvTxDone: see wake_after_send)
+void Nic::tx_done(uint16_t) { try_send(); }  // (the NIC schedules no kEvTxDone: see PortArbiter::sent)
 
 void Nic::receive(Packet* p) {
   cnt_.rx_bytes += p->frame;
-  if (port_.has_credits()) [[unlikely]] {
+  if (port_.has_credits()) [[unlikely]] {  // (the port's line, read anyway, rather than credits_'s)
     if (p->kind == PacketKind::kCredit) {
       credits_->tx.on_credit(p->priority, p->psn, max_frame(), sim_.now());
       pool_.release(p);

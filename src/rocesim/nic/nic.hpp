@@ -203,7 +203,9 @@ class Nic final : public Node,
 
   uint32_t host_;
   std::array<uint8_t, 8> prio_to_dscp_;
-  std::vector<PauseState> pause_states_{1};  // what the peer paused (Node::apply_pfc)
+  // What the peer paused (Node::apply_pfc): one element, never resized; declared before port_, which keeps a pointer
+  // to it.
+  std::vector<PauseState> pause_states_{1};
   // What sending and receiving touch, each part's hot state on lines of its own (a large fabric visits a NIC every
   // few thousand events, and each line of NIC state a packet touches is then a cache miss): the port's line, the
   // queue pairs and round-robin list, the counters.

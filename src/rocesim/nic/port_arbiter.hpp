@@ -1,6 +1,7 @@
 // The NIC's port arbiter: which frame goes on the link next, and when the port wants to be woken to ask again.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -34,8 +35,9 @@ class LinkFrameSource {
 // serialises one frame at a time (busy_until); no event marks the end of each frame: after a send the port asks to
 // be woken (the NIC's wake event) when it may send next, which for a lone paced queue pair is its pacing time.
 // Contract: part of one NIC, on its simulator's thread; the NIC hands it its kEvWake events (woken). The NIC asks
-// next() whenever something may have become sendable (a post, a control packet, an ACK, a pause's end, its wake event),
-// puts the frame it returns on the link and reports the frame's end to sent(). Rc and Tcp are the transports
+// next() whenever something may have become sendable (a post, a control packet, an ACK, a pause's end, credits, its
+// wake event), puts the frame it returns on the link (a lost one, an injected loss, it releases instead) and reports
+// when the frame leaves the port to sent(). Rc and Tcp are the transports
 // (nic/transport.hpp): next() and sent() are templates so that the port's hot loop inlines the RC transport's round
 // robin.
 class PortArbiter {
@@ -53,8 +55,8 @@ class PortArbiter {
   const TxLink& tx() const { return tx_; }
   Time tx_time(const Packet& p) const { return tx_.tx_time(p.wire_bytes(), link_); }
 
-  // The frame to put on the link now, if the port is free and something may go; otherwise none, and the port
-  // has arranged to be woken when it may send (a busy port, PCIe, pacing).
+  // The frame to put on the link now, if the port is free and something may go. Otherwise none: the port has
+  // arranged to be woken if a busy port, PCIe or pacing holds it; a pause's end, credits or new work ask again.
   template <class Rc, class Tcp>
   [[gnu::always_inline]] Frame next(Time now, Rc& rc, Tcp* tcp);
   // A frame from next() went on the link and leaves it at `end`: wake when the port may send next.
@@ -79,7 +81,7 @@ class PortArbiter {
   // The received pause state changed (a PFC frame, a pause's end, the link).
   void pause_changed() { pause_armed_ = pause_->armed; }
   // InfiniBand: what this port may send per VL (the peer's credits), instead of PFC; `max_frame`, the largest data
-  // frame, is what a VL needs credits for to send data.
+  // frame, is what a VL needs credits for to send data (set again if the NIC's framing changes).
   void use_credits(CreditTx& tx, int max_frame) {
     credits_ = &tx;
     max_frame_ = max_frame;
@@ -109,6 +111,15 @@ class PortArbiter {
     return m;
   }
   Frame control(uint8_t ready);
+  // A data packet of the queue pairs goes: PCIe fetches its payload (an injected loss's too), credits are taken.
+  [[gnu::always_inline]] void data_taken(const Frame& f, Time now) {
+    if (dma_paced_) [[unlikely]] {
+      dma_ready_ = std::max(dma_ready_, now) + dma_read_.tx_time(Bytes(f.packet->payload));
+    }
+    if (credit_fc_ && !f.lost) [[unlikely]] {
+      credits_->on_sent(f.packet->priority, f.packet->frame);
+    }
+  }
   template <class Tcp>
   Frame tcp_segment(Tcp& tcp, uint8_t paused, Time now);
 
@@ -176,12 +187,7 @@ inline PortArbiter::Frame PortArbiter::next(Time now, Rc& rc, Tcp* tcp) {
   // Data: the queue pairs' round robin, each paced at its congestion control's rate.
   Time earliest = Time::max();
   if (const Frame f = rc.next_packet(paused, now, earliest); f.packet) {
-    if (dma_paced_) [[unlikely]] {
-      dma_ready_ = std::max(dma_ready_, now) + dma_read_.tx_time(Bytes(f.packet->payload));
-    }
-    if (credit_fc_ && !f.lost) [[unlikely]] {
-      credits_->on_sent(f.packet->priority, f.packet->frame);
-    }
+    data_taken(f, now);
     tcp_turn_ = tcp != nullptr;
     return f;
   }

@@ -13,15 +13,16 @@
 #include "rocesim/nic/flow.hpp"
 #include "rocesim/nic/nic_params.hpp"
 #include "rocesim/nic/notification_point.hpp"
+#include "rocesim/nic/port_arbiter.hpp"
 #include "rocesim/nic/post_engine.hpp"
 #include "rocesim/nic/transport.hpp"
 
 namespace rocesim {
 
-// The transport's event kinds (after the post engine's and the NIC's wake-up): kEvRto: a send half; kEvCcTimer:
-// the send half and the algorithm's timer id; kEvReadRto: a READ requester's receive half. The NIC hands each back
-// to RcTransport::on_event.
-enum RcTransportEvent : uint32_t { kEvRto = kEvPost + 2, kEvCcTimer, kEvReadRto };
+// The transport's event kinds (after the post engine's and the port's, nic/port_arbiter.hpp): kEvRto: a send half;
+// kEvCcTimer: the send half and the algorithm's timer id; kEvReadRto: a READ requester's receive half. The NIC hands
+// each back to RcTransport::on_event.
+enum RcTransportEvent : uint32_t { kEvRto = kEvWake + 1, kEvCcTimer, kEvReadRto };
 
 // One end of a connection as Network::connect sets it up: a half queue pair carries one direction of data.
 struct SendQpInit {
@@ -128,8 +129,8 @@ class RcTransport final : public NicTransport {
   // The port arbiter's side. The next data packet, round robin over the queue pairs with packets to send, skipping
   // those whose priority is `paused`, whose pacing or RNR timer holds them (the earliest such time lowers
   // `earliest`) or whose window is full. `lost`: an injected loss (inject_drop), which takes the wire but never
-  // arrives. Inlined into the NIC's try_send (below), the port's hot loop: a call measured +1.2 % instructions on
-  // ft16, GCC keeping it out of line as the virtual table holds its address.
+  // arrives. Inlined into PortArbiter::next (nic/port_arbiter.hpp), the port's hot loop: a call measured +1.2 %
+  // instructions on ft16, GCC keeping it out of line as the virtual table holds its address.
   [[gnu::always_inline]] Next next_packet(uint8_t paused, Time now, Time& earliest) override;
   bool wants_port() const override { return !active_.empty(); }
   // Queue pairs with packets to send (or sent and not yet leaving the round-robin list).
