@@ -64,6 +64,23 @@ TEST(Params, ImpossibleValuesAreRejected) {
   EXPECT_EQ(parse_error("topology: {type: fat-tree, k: 5}\n").key(), "topology.k");
 }
 
+TEST(Params, TextParameterErrorsAreTheParsersMessageAfterTheKeywordsItAlsoTakes) {
+  const InputError headroom = parse_error(std::string(kMinimal) + "switch: {pfc: {headroom: 3 apples}}\n");
+  EXPECT_EQ(headroom.line(), 4);
+  EXPECT_EQ(headroom.key(), "switch.pfc.headroom");
+  EXPECT_NE(headroom.problem().find("must be 'auto', 'hpcc-ns3' or a size: "), std::string::npos) << headroom.what();
+  const InputError credits = parse_error(std::string(kMinimal) + "fabric: infiniband\ninfiniband: {vl_buffer: 32B}\n");
+  EXPECT_EQ(credits.key(), "infiniband.vl_buffer");
+  EXPECT_EQ(credits.problem(), "must be 'auto' or a size: '32B' is less than one 64-byte credit");
+  const InputError dscp = parse_error(std::string(kMinimal) + "switch: {dscp_map: '26:x'}\n");
+  EXPECT_EQ(dscp.key(), "switch.dscp_map");
+  EXPECT_EQ(dscp.problem().find("must be"), std::string::npos) << "no keywords, the parser's message alone";
+  for (const char* ok : {"switch: {pfc: {headroom: auto}}\n", "switch: {pfc: {headroom: hpcc-ns3}}\n",
+                         "switch: {pfc: {headroom: 40KB}}\n"}) {
+    EXPECT_NO_THROW(parse_scenario(std::string(kMinimal) + ok, "t.yaml", ".", {})) << ok;
+  }
+}
+
 TEST(Params, ASectionWithoutItsTypedChildTakesTheDefaultType) {
   // `nic` without `cc` means the default congestion control.
   const Scenario sc = parse_scenario(std::string(kMinimal) + "nic: {mtu: 1000}\n", "t.yaml", ".", {});

@@ -52,18 +52,9 @@ const Schema<OutputParams>& OutputParams::schema() {
            "summary still counts them), auto (all for up to a million collective messages that fit in memory, else "
            "aggregate)",
            one_of({"auto", "all", "aggregate", "off"}))
-        .add(
-            &OutputParams::buckets, "buckets", "10KB, 100KB, 1MB, 10MB",
-            "upper edges of the flow-size buckets of the slowdown table (a last bucket takes the rest)",
-            [](const std::string& v) -> std::optional<std::string> {
-              try {
-                parse_bucket_edges(v);
-              } catch (const UnitError& e) {
-                return e.message;
-              }
-              return std::nullopt;
-            },
-            "sizes")
+        .add(&OutputParams::buckets, "buckets", "10KB, 100KB, 1MB, 10MB",
+             "upper edges of the flow-size buckets of the slowdown table (a last bucket takes the rest)",
+             parses(parse_bucket_edges), "sizes")
         .add(&OutputParams::warmup, "warmup", "0ns",
              "leave flows that start before this out of every FCT percentile (steady-state studies); the summary "
              "says how many",

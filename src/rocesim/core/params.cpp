@@ -1,5 +1,6 @@
 #include "rocesim/core/params.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -158,6 +159,29 @@ Check<std::string> one_of(std::vector<std::string> choices) {
       msg += "; did you mean '" + sug + "'?";
     }
     return msg;
+  };
+}
+
+Check<std::string> parses(std::function<void(const std::string&)> parser, std::vector<std::string> keywords,
+                          std::string what) {
+  return [parser = std::move(parser), keywords = std::move(keywords),
+          what = std::move(what)](const std::string& v) -> std::optional<std::string> {
+    if (std::find(keywords.begin(), keywords.end(), v) != keywords.end()) {
+      return std::nullopt;
+    }
+    try {
+      parser(v);
+    } catch (const UnitError& e) {
+      if (keywords.empty()) {
+        return e.message;
+      }
+      std::string msg = "must be";
+      for (size_t i = 0; i < keywords.size(); ++i) {
+        msg += (i == 0 ? " '" : ", '") + keywords[i] + "'";
+      }
+      return msg + " or " + what + ": " + e.message;
+    }
+    return std::nullopt;
   };
 }
 

@@ -211,6 +211,10 @@ Check<V> in_range(V lo, V hi) {
   };
 }
 Check<std::string> one_of(std::vector<std::string> choices);
+// Text that is one of `keywords` or that `parser` reads (it throws UnitError on text it cannot read). The error is
+// the parser's message, after "must be 'k1', 'k2' or <what>: " when there are keywords.
+Check<std::string> parses(std::function<void(const std::string&)> parser, std::vector<std::string> keywords = {},
+                          std::string what = {});
 
 // The parameters of one component type T (a plain struct of values).
 template <class T>

@@ -8,18 +8,11 @@
 namespace rocesim {
 
 namespace {
-std::optional<std::string> auto_or_size(const std::string& v) {
-  if (v == "auto") {
-    return std::nullopt;
+// A buffer size of at least one credit.
+void read_credit_size(const std::string& v) {
+  if (parse_bytes(v) < Bytes(kCreditBlock)) {
+    throw UnitError{"'" + v + "' is less than one 64-byte credit"};
   }
-  try {
-    if (parse_bytes(v) < Bytes(kCreditBlock)) {
-      return "must be 'auto' or at least one 64-byte credit";
-    }
-  } catch (const UnitError& e) {
-    return "must be 'auto' or a size: " + e.message;
-  }
-  return std::nullopt;
 }
 }  // namespace
 
@@ -29,11 +22,11 @@ const Schema<InfinibandParams>& InfinibandParams::schema() {
     sc.add(&InfinibandParams::vl_buffer, "vl_buffer", "auto",
            "receive buffer of every switch and NIC port per virtual lane, advertised as credits: auto (twice what "
            "the link needs for line rate, docs/model.md \"InfiniBand\") or a size",
-           auto_or_size, "auto | size")
+           parses(read_credit_size, {"auto"}, "a size"), "auto | size")
         .add(&InfinibandParams::credit_batch, "credit_batch", "auto",
              "space a port frees before it returns credits in a flow control packet: auto (an eighth of vl_buffer) "
              "or a size",
-             auto_or_size, "auto | size")
+             parses(read_credit_size, {"auto"}, "a size"), "auto | size")
         .add(&InfinibandParams::fecn_threshold, "fecn_threshold", "16KB",
              "congestion control (annex A10): a switch port whose queue on a VL exceeds this is congested and "
              "marks FECN on the packets joining it, unless it is waiting for credits (a victim, not a root)")

@@ -41,22 +41,10 @@ const Schema<NicParams>& NicParams::schema() {
              "retransmission timeouts in a row a requester retries before its QP goes to the error state and its "
              "requests fail (IBTA retry_cnt, 3 bits; 7 is the rdma-core and perftest default)",
              in_range<int64_t>(0, 7), "retries")
-        .add(
-            &NicParams::dscp_map, "dscp_map", "auto",
-            "DSCP the NIC writes per priority, \"prio:dscp, ...\" (NVIDIA: mlnx_qos --trust dscp with the QP's "
-            "traffic class); auto, and any priority not listed: the smallest DSCP that switch.dscp_map sends to it",
-            [](const std::string& v) -> std::optional<std::string> {
-              if (v == "auto") {
-                return std::nullopt;
-              }
-              try {
-                parse_prio_dscp_map(v);
-              } catch (const UnitError& e) {
-                return e.message;
-              }
-              return std::nullopt;
-            },
-            "auto | prio:dscp, ...")
+        .add(&NicParams::dscp_map, "dscp_map", "auto",
+             "DSCP the NIC writes per priority, \"prio:dscp, ...\" (NVIDIA: mlnx_qos --trust dscp with the QP's "
+             "traffic class); auto, and any priority not listed: the smallest DSCP that switch.dscp_map sends to it",
+             parses(parse_prio_dscp_map, {"auto"}, "a prio:dscp map"), "auto | prio:dscp, ...")
         .add(&NicParams::rx_buffer, "rx_buffer", "130944B",
              "receive buffer for lossless traffic, which fills when the host drains it slower than the link (events: "
              "slow_receiver); default: one of the two buffers of a ConnectX port (262016 B, NVIDIA community "

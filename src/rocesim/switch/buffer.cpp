@@ -61,19 +61,10 @@ const Schema<BufferParams>& BufferParams::schema() {
         .add(&BufferParams::static_limit, "static_limit", "1MB", "shared bytes a priority group may hold (type static)")
         .add(&BufferParams::reserved, "reserved", "1248B",
              "guaranteed bytes per ingress port and priority group (SONiC lossless PG profile 'size')")
-        .add(
-            &BufferParams::alpha_by_rate, "alpha_by_rate", "",
-            "alpha on ports of a given rate, overriding alpha there (type dynamic; the HPCC simulator's PFC "
-            "threshold shift: 1/8 at the NIC rate, doubled per doubling of the port rate)",
-            [](const std::string& v) -> std::optional<std::string> {
-              try {
-                parse_alpha_by_rate(v);
-              } catch (const UnitError& e) {
-                return e.message;
-              }
-              return std::nullopt;
-            },
-            "rate alpha; ...")
+        .add(&BufferParams::alpha_by_rate, "alpha_by_rate", "",
+             "alpha on ports of a given rate, overriding alpha there (type dynamic; the HPCC simulator's PFC "
+             "threshold shift: 1/8 at the NIC rate, doubled per doubling of the port rate)",
+             parses(parse_alpha_by_rate), "rate alpha; ...")
         .validate([](const BufferParams& p) -> std::optional<std::pair<std::string, std::string>> {
           if (!p.alpha_by_rate.empty() && p.type != "dynamic") {
             return std::make_pair("alpha_by_rate", "applies to type dynamic only");

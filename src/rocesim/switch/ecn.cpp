@@ -16,19 +16,10 @@ const Schema<EcnParams>& EcnParams::schema() {
         .add(&EcnParams::at, "at", "enqueue",
              "mark when a packet joins the queue (enqueue) or leaves it (dequeue, \"Fast ECN\")",
              one_of({"enqueue", "dequeue"}))
-        .add(
-            &EcnParams::by_rate, "by_rate", "",
-            "thresholds per port rate, overriding kmin/kmax/pmax on ports of that rate (the HPCC simulator's "
-            "KMIN_MAP/KMAX_MAP/PMAX_MAP)",
-            [](const std::string& v) -> std::optional<std::string> {
-              try {
-                parse_ecn_by_rate(v);
-              } catch (const UnitError& e) {
-                return e.message;
-              }
-              return std::nullopt;
-            },
-            "rate kmin kmax pmax; ...")
+        .add(&EcnParams::by_rate, "by_rate", "",
+             "thresholds per port rate, overriding kmin/kmax/pmax on ports of that rate (the HPCC simulator's "
+             "KMIN_MAP/KMAX_MAP/PMAX_MAP)",
+             parses(parse_ecn_by_rate), "rate kmin kmax pmax; ...")
         .validate([](const EcnParams& p) -> std::optional<std::pair<std::string, std::string>> {
           if (p.kmin > p.kmax) {
             return std::make_pair("kmin",

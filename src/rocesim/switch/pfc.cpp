@@ -29,22 +29,10 @@ const Schema<PfcParams>& PfcParams::schema() {
   static const Schema<PfcParams> s = [] {
     Schema<PfcParams> sc("pfc", "priority flow control (IEEE 802.1Qbb)");
     sc.add(&PfcParams::priorities, "priorities", "[3]", "lossless priorities (RoCE convention: 3)", {}, "priority")
-        .add(
-            &PfcParams::headroom, "headroom", "auto",
-            "headroom per ingress port and lossless priority: auto (from rate, delay, frame size), hpcc-ns3 (3 x "
-            "rate x delay, the HPCC simulator's third.cc) or a size",
-            [](const std::string& v) -> std::optional<std::string> {
-              if (v == "auto" || v == "hpcc-ns3") {
-                return std::nullopt;
-              }
-              try {
-                parse_bytes(v);
-              } catch (const UnitError& e) {
-                return "must be 'auto', 'hpcc-ns3' or a size: " + e.message;
-              }
-              return std::nullopt;
-            },
-            "auto | size")
+        .add(&PfcParams::headroom, "headroom", "auto",
+             "headroom per ingress port and lossless priority: auto (from rate, delay, frame size), hpcc-ns3 (3 x "
+             "rate x delay, the HPCC simulator's third.cc) or a size",
+             parses(parse_bytes, {"auto", "hpcc-ns3"}, "a size"), "auto | size")
         .add(&PfcParams::xon_offset, "xon_offset", "3KB",
              "resume (XON) once shared use is this far below the pause threshold (HPCC simulator: 3 KB)")
         .add(&PfcParams::quanta, "quanta", "65535", "pause time carried by an XOFF frame, in 512-bit-time quanta",

@@ -12,19 +12,10 @@ const Schema<SwitchParams>& SwitchParams::schema() {
     sc.add(&SwitchParams::buffer, "buffer", "16MB", "packet buffer shared by all ports", at_least(Bytes(1)))
         .add(&SwitchParams::latency, "latency", "0ns",
              "forwarding pipeline latency before a packet joins its egress queue")
-        .add(
-            &SwitchParams::dscp_map, "dscp_map", "0:0, 8:1, 16:2, 26:3, 32:4, 40:5, 48:6, 56:7",
-            "DSCP to priority (trust DSCP): RoCE data DSCP 26 to 3, CNP DSCP 48 to 6 (NVIDIA mlnx_qos and "
-            "ConnectX cnp_dscp / cnp_802p_prio defaults), class selectors elsewhere; unlisted DSCPs go to 0",
-            [](const std::string& v) -> std::optional<std::string> {
-              try {
-                parse_dscp_map(v);
-              } catch (const UnitError& e) {
-                return e.message;
-              }
-              return std::nullopt;
-            },
-            "dscp:prio, ...")
+        .add(&SwitchParams::dscp_map, "dscp_map", "0:0, 8:1, 16:2, 26:3, 32:4, 40:5, 48:6, 56:7",
+             "DSCP to priority (trust DSCP): RoCE data DSCP 26 to 3, CNP DSCP 48 to 6 (NVIDIA mlnx_qos and "
+             "ConnectX cnp_dscp / cnp_802p_prio defaults), class selectors elsewhere; unlisted DSCPs go to 0",
+             parses(parse_dscp_map), "dscp:prio, ...")
         .reserved("preset", "nvidia-roce-lossless or sonic-lossless: real gear's QoS as defaults (see docs/model.md)")
         .sub(&SwitchParams::admission, "admission", BufferParams::schema())
         .sub(&SwitchParams::pfc, "pfc", PfcParams::schema())
