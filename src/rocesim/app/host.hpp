@@ -95,6 +95,11 @@ class Host final : public EventHandler, public CompletionSink, public TransferSi
   void on_completion(uint32_t owner, const Completion& c) override { apps_[owner]->on_completion(*this, c); }
   void transfer_done(uint32_t app, uint64_t cookie) override { apps_[app]->on_transfer(*this, cookie); }
   void handle_event(uint32_t kind, uint64_t arg) override;
+  void prefetch(uint32_t, uint64_t arg) const override {
+    const auto& [app, cookie] = timers_[arg];
+    apps_[app]->prefetch(cookie);
+  }
+  void prefetch_transfer(uint32_t app, uint64_t cookie) const override { apps_[app]->prefetch(cookie); }
 
  private:
   Simulator& sim_;

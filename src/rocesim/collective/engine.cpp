@@ -100,6 +100,33 @@ class CollectiveApp final : public Application {
 
   void on_timer(Host& host, uint64_t c) override { dispatch(host, c); }
   void on_transfer(Host& host, uint64_t c) override { dispatch(host, c); }
+  // The link slot a slice's arrival or a credit updates, the runner whose pass ends.
+  void prefetch(uint64_t c) const override {
+    const uint64_t v = value_of(c);
+    switch (tag_of(c)) {
+      case kArrive:
+      case kCredit: {
+        const LinkState& ls = link_[v];
+        __builtin_prefetch(&ls);
+        __builtin_prefetch(reinterpret_cast<const char*>(&ls) + 64);
+        break;
+      }
+      case kPassDone: {
+        const auto [rank, runner] = PassDoneArg::decode(v);
+        prefetch_runner(rank, runner);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  void prefetch_runner(uint32_t lr, uint32_t ri) const {
+    const std::vector<RunnerState>& runners = ranks_[lr].runners;
+    if (ri < runners.size()) {
+      __builtin_prefetch(&runners[ri]);
+      __builtin_prefetch(reinterpret_cast<const char*>(&runners[ri]) + 64);
+    }
+  }
   void on_completion(Host& host, const Completion& c) override {
     if (c.kind != WcKind::kRecv || c.qp >= handle_slot_.size() || handle_slot_[c.qp] == UINT32_MAX) {
       return;

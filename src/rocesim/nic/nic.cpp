@@ -241,13 +241,18 @@ void Nic::try_send() {
   port_.sent(end, rc_, tcp_.get());
 }
 
-// Starts loading the queue pair an arriving packet will update, and the queue pair a free port will serve next
-// (see EventHandler::prefetch).
+// Starts loading the queue pair an arriving packet will update, the one a free port will serve next, and the one a
+// work request is posted on (see EventHandler::prefetch).
 void Nic::prefetch(uint32_t kind, uint64_t arg) const {
   if (kind == kEvArrive) {
     rc_.prefetch_arrival(*reinterpret_cast<const Packet*>(arg));
   } else if (kind == kEvTxDone || kind == kEvWake) {
     rc_.prefetch_next();
+  } else if (kind == kEvPost) {
+    const WorkPost& post = posts_.pending(arg);
+    if (post.kind == WorkPost::kSend && !(post.qpn & kTcpBit)) {
+      rc_.prefetch_post(post.qpn);
+    }
   }
 }
 

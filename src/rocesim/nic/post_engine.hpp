@@ -52,6 +52,8 @@ class PostEngine {
   // reaches the host at `at`.
   void direct(const WorkPost& post, Time at) { pend(post, at, true); }
   void on_event(uint64_t slot);
+  // The post kEvPost's argument `slot` names.
+  const WorkPost& pending(uint64_t slot) const { return pending_[slot].post; }
 
  private:
   struct Pending {

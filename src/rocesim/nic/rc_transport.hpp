@@ -148,6 +148,11 @@ class RcTransport final : public NicTransport {
       __builtin_prefetch(&send_[p.qpn]);
     }
   }
+  // ... and the send half a WRITE or SEND is posted on, and its messages.
+  void prefetch_post(uint32_t send_qpn) const {
+    __builtin_prefetch(&send_[send_qpn]);
+    __builtin_prefetch(&sq_side_[send_qpn]);
+  }
   void prefetch_next() const {
     if (!active_.empty()) {
       __builtin_prefetch(&send_[active_[rr_ < active_.size() ? rr_ : 0]]);

@@ -127,7 +127,11 @@ void Interconnect::reallocate() {
   for (uint32_t i : active_) {
     const Transfer& t = transfers_[i];
     const double ps = std::ceil(t.remaining / t.rate * 1e12);
-    next = std::min(next, sim_.now() + Time::ps(static_cast<int64_t>(std::max(1.0, ps))));
+    const Time end = sim_.now() + Time::ps(static_cast<int64_t>(std::max(1.0, ps)));
+    if (end < next) {
+      next = end;
+      first_end_ = i;
+    }
   }
   ++done_gen_;
   if (next != Time::max()) {
@@ -137,6 +141,17 @@ void Interconnect::reallocate() {
 
 void Interconnect::deliver(uint32_t app, uint64_t cookie, Time latency) {
   sim_.after(latency, this, kEvDeliver, deliveries_.put({app, cookie}));
+}
+
+// The application a delivery, or the next transfer to end, will call loads the state it will update.
+void Interconnect::prefetch(uint32_t kind, uint64_t arg) const {
+  if (kind == kEvDeliver) {
+    const auto& [app, cookie] = deliveries_[arg];
+    sink_.prefetch_transfer(app, cookie);
+  } else if (kind == kEvDone && arg == done_gen_) {  // most transfers deliver at once (no latency)
+    const Transfer& t = transfers_[first_end_];
+    sink_.prefetch_transfer(t.app, t.cookie);
+  }
 }
 
 void Interconnect::handle_event(uint32_t kind, uint64_t arg) {

@@ -24,6 +24,8 @@ namespace rocesim {
 class TransferSink {
  public:
   virtual void transfer_done(uint32_t app, uint64_t cookie) = 0;
+  // transfer_done(app, cookie) comes soon: start loading what it will touch (see EventHandler::prefetch).
+  virtual void prefetch_transfer(uint32_t app, uint64_t cookie) const {}
 
  protected:
   ~TransferSink() = default;
@@ -42,6 +44,7 @@ class Interconnect final : public EventHandler {
   size_t active() const { return active_.size(); }
 
   void handle_event(uint32_t kind, uint64_t arg) override;
+  void prefetch(uint32_t kind, uint64_t arg) const override;
 
  private:
   enum : uint32_t { kEvRealloc, kEvDone, kEvDeliver };
@@ -71,8 +74,9 @@ class Interconnect final : public EventHandler {
   std::vector<uint32_t> first_user_, user_list_;  // scratch: per resource, its active transfers (CSR)
   std::vector<uint32_t> scratch_fill_;
   std::vector<uint16_t> scratch_used_;
-  Time last_;              // when active transfers were last advanced
-  uint64_t done_gen_ = 0;  // the kEvDone event whose argument equals this is the live one
+  Time last_;               // when active transfers were last advanced
+  uint64_t done_gen_ = 0;   // the kEvDone event whose argument equals this is the live one
+  uint32_t first_end_ = 0;  // the live kEvDone's transfer (one of them if several end then)
   bool realloc_pending_ = false;
   SlotVector<std::pair<uint32_t, uint64_t>> deliveries_;  // (app, cookie) waiting out their latency
 };
