@@ -17,21 +17,24 @@ Nic::Nic(Simulator& sim, PacketPool& pool, std::string name, uint32_t host, cons
   pause_ = &pause_states_;
 }
 
-Nic::NewMessage Nic::new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, const WorkRequest& wr,
-                                uint32_t id, Time at) {
+Nic::NewMessage Nic::new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, std::vector<uint32_t>& rows,
+                                uint32_t qpn, const WorkRequest& wr, uint32_t id, Time at) {
   sim_.hold();  // the run goes on until the message completes
   const uint32_t flow = id != kUnnumbered ? id : messages_;
   ++messages_;
   const bool grouped = group_records_ && id == kUnnumbered && wr.group != WorkRequest::kNoGroup;
   if (grouped) {
-    const auto row = group_row_.find(conn);
-    if (row != group_row_.end() && records_[row->second].group == wr.group) {
-      FlowRecord& g = records_[row->second];
+    if (qpn >= rows.size()) {
+      rows.resize(qpn + 1, kNoRow);
+    }
+    const uint32_t half = rows[qpn];
+    if (half != kNoRow && records_[half].group == wr.group) {
+      FlowRecord& g = records_[half];
       g.spec.size += wr.size;
       ++g.messages;
       ++g.open;
       g.done = false;
-      return {row->second, flow};
+      return {half, flow};
     }
   }
   FlowRecord r;
@@ -50,7 +53,7 @@ Nic::NewMessage Nic::new_record(uint32_t peer, int prio, uint16_t sport, uint32_
   const auto index = static_cast<uint32_t>(records_.size());
   if (grouped) {
     r.group = wr.group;
-    group_row_[conn] = index;
+    rows[qpn] = index;
   }
   records_.push_back(r);
   return {index, flow};
@@ -69,7 +72,8 @@ uint32_t Nic::add_tcp_recv(const TcpRecvInit& init) { return tcp_->add_recv(init
 void Nic::post_send(uint32_t send_qpn, const WorkRequest& wr, Time at, uint32_t id) {
   if (send_qpn & kTcpBit) {
     const TcpStack::Peer peer = tcp_->peer(send_qpn & ~kTcpBit);
-    const NewMessage m = new_record(peer.dst, peer.prio, peer.sport, peer.conn, wr, id, at);
+    const NewMessage m =
+        new_record(peer.dst, peer.prio, peer.sport, peer.conn, group_rows_.tcp, send_qpn & ~kTcpBit, wr, id, at);
     // A kernel send() is a system call, not a doorbell: no WQE to fetch (its cost is the CPU's).
     const WorkPost post{WorkPost::kSend, send_qpn, wr, m.record, m.flow, 0};
     if (peer.offload) {
@@ -81,14 +85,14 @@ void Nic::post_send(uint32_t send_qpn, const WorkRequest& wr, Time at, uint32_t 
   }
   cnt_.post_cpu += rc_.params().post_cpu;
   const RcTransport::Peer q = rc_.send_peer(send_qpn);
-  const NewMessage m = new_record(q.dst, q.prio, q.sport, q.conn, wr, id, at);
+  const NewMessage m = new_record(q.dst, q.prio, q.sport, q.conn, group_rows_.send, send_qpn, wr, id, at);
   posts_.ring(WorkPost{WorkPost::kSend, send_qpn, wr, m.record, m.flow, 0}, at);
 }
 
 void Nic::post_read(uint32_t recv_qpn, const WorkRequest& wr, Time at, uint32_t id) {
   cnt_.post_cpu += rc_.params().post_cpu;
   const RcTransport::Peer r = rc_.read_peer(recv_qpn);
-  const NewMessage m = new_record(r.dst, r.prio, r.sport, r.conn, wr, id, at);
+  const NewMessage m = new_record(r.dst, r.prio, r.sport, r.conn, group_rows_.read, recv_qpn, wr, id, at);
   posts_.ring(WorkPost{WorkPost::kRead, recv_qpn, wr, m.record, m.flow, 0}, at);
 }
 

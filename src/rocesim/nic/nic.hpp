@@ -4,7 +4,6 @@
 
 #include <array>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "rocesim/cc/cc.hpp"
@@ -194,8 +193,9 @@ class Nic final : public Node,
     uint32_t record = 0;
     uint32_t flow = 0;
   };
-  NewMessage new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, const WorkRequest& wr, uint32_t id,
-                        Time at);
+  // `rows[qpn]`: the half queue pair's latest group record (one of the group_rows_ lists).
+  NewMessage new_record(uint32_t peer, int prio, uint16_t sport, uint32_t conn, std::vector<uint32_t>& rows,
+                        uint32_t qpn, const WorkRequest& wr, uint32_t id, Time at);
   // The byte offset of a record's message on its queue pair (a group's: its first message's).
   void set_offset(uint32_t record, int64_t offset) override;
   // Reports a completion to the owner through the completion queue (after the current event).
@@ -215,8 +215,12 @@ class Nic final : public Node,
   bool rx_slow_ = false;  // pfc_.buffering(), kept in step with it
   std::vector<FlowRecord> records_;
   bool group_records_ = false;
-  std::unordered_map<uint32_t, uint32_t> group_row_;  // connection -> its latest group record
-  uint32_t messages_ = 0;                             // messages posted: an unnumbered message's flow tag
+  // Per half queue pair (RC send halves, RC READ requesters, TCP senders): its latest group record, or kNoRow.
+  static constexpr uint32_t kNoRow = UINT32_MAX;
+  struct GroupRows {
+    std::vector<uint32_t> send, read, tcp;
+  } group_rows_;
+  uint32_t messages_ = 0;  // messages posted: an unnumbered message's flow tag
   PfcSource pfc_;
   PostEngine posts_;
   CompletionQueue cq_;
