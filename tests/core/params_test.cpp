@@ -71,7 +71,7 @@ TEST(Params, TextParameterErrorsAreTheParsersMessageAfterTheKeywordsItAlsoTakes)
   EXPECT_NE(headroom.problem().find("must be 'auto', 'hpcc-ns3' or a size: "), std::string::npos) << headroom.what();
   const InputError credits = parse_error(std::string(kMinimal) + "fabric: infiniband\ninfiniband: {vl_buffer: 32B}\n");
   EXPECT_EQ(credits.key(), "infiniband.vl_buffer");
-  EXPECT_EQ(credits.problem(), "must be 'auto' or a size: '32B' is less than one 64-byte credit");
+  EXPECT_EQ(credits.problem(), "must be 'auto' or a size of at least one 64-byte credit: '32B' is smaller");
   const InputError dscp = parse_error(std::string(kMinimal) + "switch: {dscp_map: '26:x'}\n");
   EXPECT_EQ(dscp.key(), "switch.dscp_map");
   EXPECT_EQ(dscp.problem().find("must be"), std::string::npos) << "no keywords, the parser's message alone";

@@ -24,7 +24,7 @@ class Application {
   // A transfer inside the server (Host::transfer) has arrived.
   virtual void on_transfer(Host& host, uint64_t cookie) {}
   // A timer or transfer with `cookie` is about to end (see EventHandler::prefetch): the application may start
-  // loading the state it will touch then. Contract: only prefetches; reads nothing that could change.
+  // loading the state it will touch then. Contract: only prefetches; reads only its own state, changes nothing.
   virtual void prefetch(uint64_t cookie) const {}
 };
 

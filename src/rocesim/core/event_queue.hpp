@@ -15,8 +15,9 @@ class EventHandler {
  public:
   virtual void handle_event(uint32_t kind, uint64_t arg) = 0;
   // Called a couple of events before handle_event(kind, arg) runs (not always, and never with other effects):
-  // a handler may start loading the memory that event will touch. Contract: only prefetches; reads nothing that
-  // could change and changes nothing, so results never depend on it.
+  // a handler may start loading the memory that event will touch. Contract: only prefetches; reads only its own
+  // state (a server's host, interconnect and applications count as one) and changes nothing, so results never
+  // depend on it.
   virtual void prefetch(uint32_t kind, uint64_t arg) const {}
 
   // The tie-break key of the next event this handler schedules: its source number (Simulator::new_source) in the

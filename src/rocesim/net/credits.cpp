@@ -11,7 +11,7 @@ namespace {
 // A buffer size of at least one credit.
 void read_credit_size(const std::string& v) {
   if (parse_bytes(v) < Bytes(kCreditBlock)) {
-    throw UnitError{"'" + v + "' is less than one 64-byte credit"};
+    throw UnitError{"'" + v + "' is smaller"};
   }
 }
 }  // namespace
@@ -22,11 +22,11 @@ const Schema<InfinibandParams>& InfinibandParams::schema() {
     sc.add(&InfinibandParams::vl_buffer, "vl_buffer", "auto",
            "receive buffer of every switch and NIC port per virtual lane, advertised as credits: auto (twice what "
            "the link needs for line rate, docs/model.md \"InfiniBand\") or a size",
-           parses(read_credit_size, {"auto"}, "a size"), "auto | size")
+           parses(read_credit_size, {"auto"}, "a size of at least one 64-byte credit"), "auto | size")
         .add(&InfinibandParams::credit_batch, "credit_batch", "auto",
              "space a port frees before it returns credits in a flow control packet: auto (an eighth of vl_buffer) "
              "or a size",
-             parses(read_credit_size, {"auto"}, "a size"), "auto | size")
+             parses(read_credit_size, {"auto"}, "a size of at least one 64-byte credit"), "auto | size")
         .add(&InfinibandParams::fecn_threshold, "fecn_threshold", "16KB",
              "congestion control (annex A10): a switch port whose queue on a VL exceeds this is congested and "
              "marks FECN on the packets joining it, unless it is waiting for credits (a victim, not a root)")
