@@ -1,6 +1,9 @@
 // The collective engine against the bounds and figures it must meet: ring all-reduce bus bandwidth on an idle
 // rail fabric, the dgx-h100 figure NVIDIA quotes, GPUDirect against staging, a training loop, bad input.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <map>
 
 #include "../test_util.hpp"
 #include "rocesim/collective/algorithm.hpp"
@@ -178,6 +181,92 @@ workload:
   // first step's collectives and the rest of its compute.
   EXPECT_GE(t[0].start, Time::ps(100'000'000));
   EXPECT_GE(t[2].start, t[1].end);
+}
+
+// Two dgx-h100 servers train: 200 us of compute a step, then one 4 MiB all-reduce.
+std::unique_ptr<Simulation> two_dgx_training(const std::string& overlap) {
+  return run_sim(R"(
+stop: 50ms
+topology: {type: leaf-spine, rail: true, nics_per_host: 8, leaves: 8, servers_per_leaf: 2, spines: 2,
+           host_link: {rate: 400Gbps, delay: 1us}, fabric_link: {rate: 400Gbps, delay: 1us}}
+server: {preset: dgx-h100}
+switch: {buffer: 64MB, pfc: {priorities: [3]}}
+nic: {cc: dcqcn, mtu: 4096}
+workload:
+  - {type: training, iterations: 3, compute: 200us, overlap: )" +
+                 overlap + R"(, collectives: "all_reduce:4MiB"}
+)");
+}
+
+TEST(Training, WithoutOverlapAStepIsItsComputeThenItsCollectiveAllExposed) {
+  auto sim = two_dgx_training("0");
+  const auto* r = dynamic_cast<const CollectiveReport*>(sim->reports().at(0).get());
+  const auto t = instance_times(*r->group());
+  const auto steps = r->step_rows();
+  ASSERT_EQ(steps.size(), 3u);
+  Time end;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const auto& s = steps[i];
+    ASSERT_TRUE(s.complete);
+    // Every rank computes 200 us, then the all-reduce runs alone: the step is both, one after the other, and the
+    // whole collective is exposed.
+    EXPECT_EQ(s.start, end);
+    EXPECT_EQ(t[i].start, s.start + Time::us(200));
+    EXPECT_EQ(s.end, t[i].end);
+    EXPECT_EQ(s.time(), Time::us(200) + (t[i].end - t[i].start));
+    EXPECT_EQ(s.communication, t[i].end - t[i].start);
+    EXPECT_EQ(s.exposed(), s.communication);
+    EXPECT_DOUBLE_EQ(s.hidden(), 0.0);
+    end = s.end;
+  }
+}
+
+TEST(Training, ACollectiveShorterThanTheComputeBesideItIsHiddenAndTheStepIsTheCompute) {
+  auto sim = two_dgx_training("1");
+  const auto* r = dynamic_cast<const CollectiveReport*>(sim->reports().at(0).get());
+  const auto t = instance_times(*r->group());
+  const auto steps = r->step_rows();
+  ASSERT_EQ(steps.size(), 3u);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    ASSERT_LT(t[i].end - t[i].start, Time::us(200));  // 4 MiB on 16 GPUs: tens of us
+    EXPECT_EQ(steps[i].time(), Time::us(200)) << i;
+    EXPECT_EQ(steps[i].exposed(), Time()) << i;
+    EXPECT_DOUBLE_EQ(steps[i].hidden(), 1.0) << i;
+  }
+  // summary.json's training part and steps.csv say the same.
+  const nlohmann::json j = r->summary(RunInfo{});
+  ASSERT_EQ(j["training"].size(), 1u);
+  EXPECT_EQ(j["training"][0]["steps_done"], 3);
+  EXPECT_DOUBLE_EQ(j["training"][0]["mean_time_us"].get<double>(), 200.0);
+  EXPECT_DOUBLE_EQ(j["training"][0]["mean_exposed_us"].get<double>(), 0.0);
+  EXPECT_EQ(j["collectives"][0]["algorithm"], "ring");
+  EXPECT_EQ(j["collectives"][0]["protocol"], "Simple");
+  EXPECT_EQ(j["collectives_by_op"][0]["calls"], 3);
+}
+
+TEST(Training, StepsCsvHasAStepARowAndCollectivesCsvNamesBandwidthInGBps) {
+  auto sim = two_dgx_training("0");
+  auto* r = dynamic_cast<CollectiveReport*>(sim->reports().at(0).get());
+  const RunInfo info;
+  const nlohmann::json summary = nlohmann::json::object();
+  const std::vector<std::string> written;
+  const OutputFiles files = r->files(OutputContext{info, summary, written, ""});
+  std::map<std::string, std::string> by_name(files.begin(), files.end());
+  ASSERT_TRUE(by_name.count("steps.csv"));
+  const std::string& steps = by_name["steps.csv"];
+  EXPECT_EQ(steps.substr(0, steps.find('\n')),
+            "workload,step,start_ns,end_ns,time_us,compute_us,communication_us,exposed_us,hidden");
+  const auto rows = test::csv_rows(steps);
+  ASSERT_EQ(rows.size(), 3u);
+  const auto s = r->step_rows();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].at("step"), std::to_string(i));
+    EXPECT_EQ(rows[i].at("compute_us"), "200.000");
+    EXPECT_EQ(rows[i].at("time_us"), fmt::format("{:.3f}", s[i].time().sec_f() * 1e6));
+    EXPECT_EQ(rows[i].at("hidden"), "0.0000");
+  }
+  EXPECT_EQ(by_name["collectives.csv"].substr(0, by_name["collectives.csv"].find('\n')),
+            "workload,instance,op,bytes,ranks,start_ns,end_ns,time_us,algbw_GBps,busbw_GBps");
 }
 
 TEST(CollectiveRunner, EqualStepsInARowAreKeptOnceWithTheirCount) {

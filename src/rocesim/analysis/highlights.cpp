@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "rocesim/analysis/headlines.hpp"
 #include "rocesim/analysis/pause_spread.hpp"
 #include "rocesim/analysis/results.hpp"
 #include "rocesim/core/text.hpp"
@@ -142,15 +143,20 @@ nlohmann::json highlights_json(const Network& net, Time warmup, Time now) {
 
 std::string highlights_table(const nlohmann::json& s) {
   std::string t;
+  // FCTs answer flow workloads only; with others beside them, each flow workload's own.
+  const bool all_fct = only_fct(s);
   const auto& f = s["fct_ns"];
-  if (!f["p50"].is_null()) {
+  if (all_fct && !f["p50"].is_null()) {
     t += fmt::format("  FCT              p50 {}  p99 {}  max {}\n", time_text(f["p50"].get<double>()),
                      time_text(f["p99"].get<double>()), time_text(f["max"].get<double>()));
   }
   // With several workloads, each one's FCTs too: an incast's beside the background's.
-  if (s.contains("workloads") && s["workloads"].size() > 1) {
+  if (s.contains("workloads") && (s["workloads"].size() > 1 || !all_fct)) {
     for (size_t w = 0; w < s["workloads"].size(); ++w) {
       const auto& wl = s["workloads"][w];
+      if (!wl.value("fct", true)) {
+        continue;
+      }
       const auto& wf = wl["fct_ns"];
       const std::string title = fmt::format("  {:16} ", fmt::format("workload.{}", w));
       if (wf["p50"].is_null()) {
@@ -165,12 +171,14 @@ std::string highlights_table(const nlohmann::json& s) {
     }
   }
   const auto& c = s["coverage"];
-  if (c["unfinished_flows"].get<int64_t>() > 0) {
+  if (!reports_fct(s)) {
+    // a perftest's or a collective's messages: its own lines say what ended
+  } else if (c["unfinished_flows"].get<int64_t>() > 0) {
     t += fmt::format("  not in the FCTs  {} unfinished flows ({} delivered of {})\n",
                      c["unfinished_flows"].get<int64_t>(), size_text(c["unfinished_delivered_bytes"].get<double>()),
                      size_text(c["unfinished_size_bytes"].get<double>()));
   }
-  if (c["warmup_flows"].get<int64_t>() > 0) {
+  if (reports_fct(s) && c["warmup_flows"].get<int64_t>() > 0) {
     t += fmt::format("  warm-up          {} flows started before {} (output.warmup): not in the percentiles\n",
                      c["warmup_flows"].get<int64_t>(), time_text(c["warmup_ns"].get<double>()));
   }

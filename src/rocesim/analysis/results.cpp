@@ -6,6 +6,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "rocesim/analysis/headlines.hpp"
 #include "rocesim/analysis/highlights.hpp"
 #include "rocesim/analysis/output_params.hpp"
 #include "rocesim/analysis/pause_spread.hpp"
@@ -268,12 +269,14 @@ std::string summary_table(const nlohmann::json& s) {
         "  switch preset    {}{}\n", s["switch_preset"]["name"].get<std::string>(),
         over ? fmt::format(", {} of its keys set by the scenario (summary.json: switch_preset)", over) : "");
   }
+  t += workload_headlines(s);
   // A run of collectives alone, kept per call: no flows to count or rank.
   const bool only_groups = s.contains("message_groups") && s["flows"]["total"].get<int64_t>() == 0;
+  const bool fct = reports_fct(s);
   if (!only_groups) {
-    t +=
-        fmt::format("  flows            {} completed of {}{}\n", num(s["flows"]["completed"]), num(s["flows"]["total"]),
-                    s["flows"]["failed"].get<int64_t>() > 0 ? ", " + num(s["flows"]["failed"]) + " failed" : "");
+    t += fmt::format("  {:16} {} completed of {}{}\n", fct ? "flows" : "messages", num(s["flows"]["completed"]),
+                     num(s["flows"]["total"]),
+                     s["flows"]["failed"].get<int64_t>() > 0 ? ", " + num(s["flows"]["failed"]) + " failed" : "");
   }
   if (s.contains("message_groups")) {
     const auto& g = s["message_groups"];
@@ -282,12 +285,25 @@ std::string summary_table(const nlohmann::json& s) {
                     num(g["groups"]), num(g["groups_completed"]), g["records"] == "aggregate" ? " (messages.csv)" : "");
   }
   t += highlights_table(s);
-  if (!only_groups) {
+  if (!only_groups && only_fct(s)) {
     t += fmt::format("  FCT slowdown     p50 {}  p95 {}  p99 {}\n", num(s["fct_slowdown"]["p50"]),
                      num(s["fct_slowdown"]["p95"]), num(s["fct_slowdown"]["p99"]));
   }
-  t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),
-                   num(s["pfc"]["resume_frames"]));
+  // InfiniBand: credits instead of pauses, FECN and BECN instead of ECN and CNPs.
+  const bool ib = s.contains("credits");
+  if (ib) {
+    const auto& c = s["credits"];
+    std::string most;
+    for (const auto& w : c["most_waiting"]) {
+      most += fmt::format("{}{} VL{} {}", most.empty() ? "; longest: " : ", ", w["port"].get<std::string>(),
+                          w["vl"].get<int>(), time_text(w["wait_ns"].get<double>()));
+    }
+    t += fmt::format("  credit waits     {} in all on {} virtual lanes{}\n", time_text(c["wait_ns"].get<double>()),
+                     num(c["lanes_waiting"]), most);
+  } else {
+    t += fmt::format("  PFC              {} pause frames, {} resume frames\n", num(s["pfc"]["pause_frames"]),
+                     num(s["pfc"]["resume_frames"]));
+  }
   t += pfc_rollup_table(s);
   if (s.contains("pause_spread")) {
     for (const auto& p : s["pause_spread"]) {
@@ -324,8 +340,10 @@ std::string summary_table(const nlohmann::json& s) {
       t += "  deadlock         none\n";
     }
   }
-  t += fmt::format("  ECN / DCQCN      {} packets marked, {} CNPs sent\n", num(s["ecn"]["marked"]),
-                   num(s["cnp"]["sent"]));
+  t += ib ? fmt::format("  FECN / BECN      {} packets marked FECN, {} BECNs sent\n", num(s["ecn"]["marked"]),
+                        num(s["cnp"]["sent"]))
+          : fmt::format("  ECN / DCQCN      {} packets marked, {} CNPs sent\n", num(s["ecn"]["marked"]),
+                        num(s["cnp"]["sent"]));
   std::string reasons;
   for (const auto& [reason, n] : s["drops"]["by_reason"].items()) {
     reasons += fmt::format("{}{} {}", reasons.empty() ? " (" : ", ", num(n), reason);

@@ -45,6 +45,17 @@ double busbw_factor(CollOp op, size_t ranks) {
   return 1;
 }
 
+std::string algorithm_of(CollOp op, const ProtocolParams& p) {
+  switch (op) {
+    case CollOp::kAllToAll:
+      return "pairwise";
+    case CollOp::kAllReduce:
+      return p.algorithm;
+    default:
+      return "ring";
+  }
+}
+
 const Schema<ProtocolParams>& ProtocolParams::schema() {
   static const Schema<ProtocolParams> s = [] {
     Schema<ProtocolParams> sc("collective protocol", "NCCL's Simple protocol as the engine runs it");

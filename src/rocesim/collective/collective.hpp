@@ -38,4 +38,10 @@ struct ProtocolParams {
   static const Schema<ProtocolParams>& schema();
 };
 
+// The NCCL protocol the engine's constants are of (the only one it runs).
+inline constexpr const char* kNcclProtocol = "Simple";
+// The algorithm an operation runs under these parameters: all-to-all in pairs, all-reduce the one named, the rest
+// on rings.
+std::string algorithm_of(CollOp op, const ProtocolParams& p);
+
 }  // namespace rocesim

@@ -66,6 +66,7 @@ class CollectiveApp final : public Application {
     }
     link_.resize(g.layout.slots[g.layout.rank_server[ranks_.front().rank]]);
     times_.resize(ranks_.size());
+    phase_ends_.resize(ranks_.size());
   }
   void set_self(uint32_t id) { self_ = id; }
   // Link `cl`'s end at this server (the sender's if `sending`): the slot its counters live in, and what a pass
@@ -97,6 +98,8 @@ class CollectiveApp final : public Application {
   }
   // (start, end) of each instance on each local rank.
   const std::vector<std::vector<std::pair<Time, Time>>>& times() const { return times_; }
+  // When each local rank ended each phase.
+  const std::vector<std::vector<Time>>& phase_ends() const { return phase_ends_; }
 
   void on_timer(Host& host, uint64_t c) override { dispatch(host, c); }
   void on_transfer(Host& host, uint64_t c) override { dispatch(host, c); }
@@ -261,6 +264,9 @@ class CollectiveApp final : public Application {
       return;
     }
     // The phase is over: the next one.
+    if (s.phase >= 0) {
+      phase_ends_[lr].push_back(host.now());
+    }
     ++s.phase;
     if (static_cast<size_t>(s.phase) >= program_.size()) {
       if (--ranks_left_ == 0) {
@@ -472,6 +478,7 @@ class CollectiveApp final : public Application {
   std::vector<uint32_t> handle_slot_;   // per queue pair handle: its link's slot
   std::vector<uint16_t> first_, path_;  // start_pass's paths, kept to keep their memory
   std::vector<std::vector<std::pair<Time, Time>>> times_;
+  std::vector<std::vector<Time>> phase_ends_;
 };
 
 ExpectedTraffic expected_traffic(const CollectiveGroup& g, const std::vector<Phase>& program,
@@ -533,7 +540,7 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
   const Host& first = net.server(ranks.front().server);
   g->gpudirect = first.model().params().gpudirect;
   g->memcpy_latency = first.model().params().memcpy_latency;
-  // The algorithms the program needs: all-to-all in pairs, all-reduce the one named, the rest on rings.
+  // The algorithms the program needs (algorithm_of).
   const AlgorithmFactory& all_reduce = collective_algorithm_registry().find(proto.algorithm)->make;
   std::shared_ptr<const CollectiveAlgorithm> rings;  // one set for every operation that runs on rings
   for (const Phase& ph : program) {
@@ -543,9 +550,10 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
       if (algo) {
         continue;
       }
-      if (call.op == CollOp::kAllToAll) {
+      const std::string name = algorithm_of(call.op, proto);
+      if (name == "pairwise") {
         algo = make_pairwise(g->layout, proto);
-      } else if (call.op == CollOp::kAllReduce && proto.algorithm != "ring") {
+      } else if (name != "ring") {
         algo = all_reduce(g->layout, proto);
       } else {
         if (!rings) {
@@ -624,7 +632,22 @@ std::vector<InstanceTimes> instance_times(const CollectiveGroup& g) {
   return out;
 }
 
+std::vector<PhaseEnd> phase_ends(const CollectiveGroup& g, size_t phases) {
+  std::vector<PhaseEnd> out(phases);
+  for (const CollectiveApp* app : g.apps) {
+    for (const auto& rank : app->phase_ends()) {
+      for (size_t i = 0; i < rank.size() && i < out.size(); ++i) {
+        out[i].last = std::max(out[i].last, rank[i]);
+        ++out[i].ranks_done;
+      }
+    }
+  }
+  return out;
+}
+
 size_t group_size(const CollectiveGroup& g) { return g.layout.size(); }
+
+const ProtocolParams& group_protocol(const CollectiveGroup& g) { return g.proto; }
 
 std::vector<ServerUse> server_use(const CollectiveGroup& g, const Network& net) {
   std::vector<ServerUse> out;

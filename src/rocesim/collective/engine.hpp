@@ -42,6 +42,12 @@ struct InstanceTimes {
   size_t ranks_done = 0;
 };
 
+// When the last rank ended a phase of the program, and how many ranks have.
+struct PhaseEnd {
+  Time last;
+  size_t ranks_done = 0;
+};
+
 class CollectiveGroup;
 
 // Installs the engine on `net` for the ranks in `ranks` (all of them run `program`), starting at `start`.
@@ -59,7 +65,9 @@ ExpectedTraffic expected_traffic(const CollectiveGroup& g, const std::vector<Pha
 
 // Results read after the run.
 std::vector<InstanceTimes> instance_times(const CollectiveGroup& g);
+std::vector<PhaseEnd> phase_ends(const CollectiveGroup& g, size_t phases);
 size_t group_size(const CollectiveGroup& g);
+const ProtocolParams& group_protocol(const CollectiveGroup& g);
 // Per server of the group: (server index, CPU time, bytes through host memory, bytes over NVLink, bytes over PCIe
 // device links).
 struct ServerUse {

@@ -2,19 +2,57 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "rocesim/cluster/network.hpp"
 #include "rocesim/core/text.hpp"
 
 namespace rocesim {
 
 CollectiveReport::CollectiveReport(std::string workload, std::shared_ptr<const CollectiveGroup> g,
-                                   std::vector<CollectiveCall> calls, const Network& net, std::optional<Layout> table)
+                                   std::vector<CollectiveCall> calls, const Network& net, std::optional<Layout> table,
+                                   std::optional<Steps> steps)
     : workload_(std::move(workload)),
       g_(std::move(g)),
       calls_(std::move(calls)),
       net_(net),
       table_(std::move(table)),
+      steps_(steps),
       ranks_(group_size(*g_)) {}
+
+double CollectiveReport::StepRow::hidden() const {
+  if (communication <= Time()) {
+    return 1.0;
+  }
+  return std::clamp(1.0 - exposed().sec_f() / communication.sec_f(), 0.0, 1.0);
+}
+
+std::vector<CollectiveReport::StepRow> CollectiveReport::step_rows() const {
+  std::vector<StepRow> out;
+  if (!steps_) {
+    return out;
+  }
+  const std::vector<InstanceTimes> t = instance_times(*g_);
+  const std::vector<PhaseEnd> ends = phase_ends(*g_, steps_->iterations);
+  Time from = steps_->start;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    StepRow row;
+    row.complete = ends[i].ranks_done == ranks_;
+    if (!row.complete) {
+      out.push_back(row);
+      break;  // the steps after it have not ended either
+    }
+    row.start = from;
+    row.end = ends[i].last;
+    row.compute = steps_->compute;
+    const size_t first = i * steps_->calls_per_step, last = first + steps_->calls_per_step - 1;
+    row.communication = last < t.size() ? t[last].end - t[first].start : Time();
+    from = row.end;
+    out.push_back(row);
+  }
+  return out;
+}
 
 std::vector<CollectiveReport::SizeRow> CollectiveReport::size_rows() const {
   std::vector<SizeRow> out;
@@ -45,7 +83,7 @@ std::vector<CollectiveReport::SizeRow> CollectiveReport::size_rows() const {
 
 OutputFiles CollectiveReport::files(const OutputContext&) {
   const std::vector<InstanceTimes> t = instance_times(*g_);
-  std::string csv = "workload,instance,op,bytes,ranks,start_ns,end_ns,time_us,algbw_gbps,busbw_gbps\n";
+  std::string csv = "workload,instance,op,bytes,ranks,start_ns,end_ns,time_us,algbw_GBps,busbw_GBps\n";
   for (size_t i = 0; i < t.size() && i < calls_.size(); ++i) {
     const CollectiveCall& c = calls_[i];
     if (t[i].ranks_done != ranks_) {
@@ -66,6 +104,21 @@ OutputFiles CollectiveReport::files(const OutputContext&) {
                            u.nvlink_bytes, u.pcie_bytes);
   }
   std::vector<std::pair<std::string, std::string>> out = {{"collectives.csv", csv}, {"servers.csv", servers}};
+  if (steps_) {
+    std::string steps = "workload,step,start_ns,end_ns,time_us,compute_us,communication_us,exposed_us,hidden\n";
+    const std::vector<StepRow> rows = step_rows();
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const StepRow& r = rows[i];
+      if (!r.complete) {
+        steps += fmt::format("{},{},,,,,,,\n", csv_field(workload_), i);
+        continue;
+      }
+      steps += fmt::format("{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f}\n", csv_field(workload_), i,
+                           r.start.ps() / 1e3, r.end.ps() / 1e3, r.time().sec_f() * 1e6, r.compute.sec_f() * 1e6,
+                           r.communication.sec_f() * 1e6, r.exposed().sec_f() * 1e6, r.hidden());
+    }
+    out.push_back({"steps.csv", steps});
+  }
   if (table_) {
     // NVIDIA/nccl-tests src/common.cu: the header and row layout of the *_perf programs.
     const bool reduces = table_->op == CollOp::kAllReduce || table_->op == CollOp::kReduceScatter;
@@ -105,33 +158,95 @@ OutputFiles CollectiveReport::files(const OutputContext&) {
 }
 
 nlohmann::json CollectiveReport::summary(const RunInfo&) const {
+  // Per operation: the calls that completed and their mean time and bandwidths (over an nccl-tests table's sizes,
+  // as its "Avg bus bandwidth"; else over the instances).
+  struct Mean {
+    size_t calls = 0;
+    double time_us = 0, algbw = 0, busbw = 0;
+  };
+  std::map<CollOp, Mean> by_op;
+  const auto row_of = [&](CollOp op, Bytes bytes, bool done, double us, double algbw) {
+    if (done) {
+      Mean& m = by_op[op];
+      ++m.calls;
+      m.time_us += us;
+      m.algbw += algbw;
+      m.busbw += algbw * busbw_factor(op, ranks_);
+    }
+    return nlohmann::json{{"workload", workload_},
+                          {"op", to_string(op)},
+                          {"algorithm", algorithm_of(op, group_protocol(*g_))},
+                          {"protocol", kNcclProtocol},
+                          {"bytes", bytes.count()},
+                          {"ranks", ranks_},
+                          {"complete", done},
+                          {"time_us", us},
+                          {"algbw_GBps", algbw},
+                          {"busbw_GBps", algbw * busbw_factor(op, ranks_)}};
+  };
   nlohmann::json rows = nlohmann::json::array();
   if (table_) {
     for (const SizeRow& r : size_rows()) {
-      rows.push_back({{"workload", workload_},
-                      {"op", to_string(table_->op)},
-                      {"bytes", r.bytes.count()},
-                      {"ranks", ranks_},
-                      {"complete", r.complete},
-                      {"time_us", r.time_us},
-                      {"algbw_gbps", r.algbw},
-                      {"busbw_gbps", r.busbw}});
+      rows.push_back(row_of(table_->op, r.bytes, r.complete, r.time_us, r.algbw));
     }
   } else {
     const std::vector<InstanceTimes> t = instance_times(*g_);
     for (size_t i = 0; i < t.size() && i < calls_.size(); ++i) {
+      const CollectiveCall& c = calls_[i];
       const bool done = t[i].ranks_done == ranks_;
       const double us = done ? (t[i].end - t[i].start).sec_f() * 1e6 : 0;
-      rows.push_back({{"workload", workload_},
-                      {"instance", i},
-                      {"op", to_string(calls_[i].op)},
-                      {"bytes", calls_[i].bytes.count()},
-                      {"ranks", ranks_},
-                      {"complete", done},
-                      {"time_us", us}});
+      rows.push_back(row_of(c.op, c.bytes, done, us, done ? static_cast<double>(c.bytes.count()) / 1e3 / us : 0));
+      rows.back()["instance"] = i;
     }
   }
-  return {{"collectives", rows}};
+  nlohmann::json means = nlohmann::json::array();
+  for (const auto& [op, m] : by_op) {
+    const double n = static_cast<double>(m.calls);
+    means.push_back({{"workload", workload_},
+                     {"op", to_string(op)},
+                     {"algorithm", algorithm_of(op, group_protocol(*g_))},
+                     {"protocol", kNcclProtocol},
+                     {"calls", m.calls},
+                     {"time_us", m.time_us / n},
+                     {"algbw_GBps", m.algbw / n},
+                     {"busbw_GBps", m.busbw / n}});
+  }
+  nlohmann::json out = {{"collectives", rows}, {"collectives_by_op", means}};
+  if (steps_) {
+    out["training"] = nlohmann::json::array({training_summary()});
+  }
+  return out;
+}
+
+nlohmann::json CollectiveReport::training_summary() const {
+  nlohmann::json steps = nlohmann::json::array();
+  StepRow sum;  // the steps done, added up
+  int64_t done = 0;
+  for (const StepRow& r : step_rows()) {
+    if (!r.complete) {
+      break;
+    }
+    steps.push_back({{"time_us", r.time().sec_f() * 1e6},
+                     {"compute_us", r.compute.sec_f() * 1e6},
+                     {"communication_us", r.communication.sec_f() * 1e6},
+                     {"exposed_us", r.exposed().sec_f() * 1e6},
+                     {"hidden", r.hidden()}});
+    sum.end += r.time();
+    sum.compute += r.compute;
+    sum.communication += r.communication;
+    ++done;
+  }
+  const double n = static_cast<double>(std::max<int64_t>(done, 1));
+  return {{"workload", workload_},
+          {"ranks", ranks_},
+          {"iterations", steps_->iterations},
+          {"steps_done", done},
+          {"mean_time_us", sum.time().sec_f() * 1e6 / n},
+          {"compute_us", steps_->compute.sec_f() * 1e6},
+          {"mean_communication_us", sum.communication.sec_f() * 1e6 / n},
+          {"mean_exposed_us", sum.exposed().sec_f() * 1e6 / n},
+          {"hidden", done > 0 ? sum.hidden() : 0.0},
+          {"steps", steps}};
 }
 
 void check_collective_size(CollOp op, Bytes b, size_t ranks, const YAML::Node& at, const ParseCtx& ctx,

@@ -3,7 +3,9 @@
 // PCIe use of each server in the group), and their summary.json part.
 #pragma once
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,7 @@ namespace rocesim {
 class CollectiveReport final : public Output {
  public:
   // `sizes`: for an nccl-tests table, the calls of each size are `warmup` then `iterations` instances in order
-  // (empty: no table). `training_iterations`: for a training loop, instances per iteration (0: none).
+  // (empty: no table).
   struct Layout {
     CollOp op = CollOp::kAllReduce;
     std::vector<Bytes> sizes;
@@ -24,8 +26,14 @@ class CollectiveReport final : public Output {
     uint32_t root = 0;
     std::string algorithm;  // all-reduce's
   };
+  // A training loop: `iterations` steps, each `calls_per_step` instances and `compute` of GPU work (the part
+  // beside the collectives included), the first from `start`.
+  struct Steps {
+    size_t iterations = 0, calls_per_step = 0;
+    Time compute, start;
+  };
   CollectiveReport(std::string workload, std::shared_ptr<const CollectiveGroup> g, std::vector<CollectiveCall> calls,
-                   const Network& net, std::optional<Layout> table);
+                   const Network& net, std::optional<Layout> table, std::optional<Steps> steps = std::nullopt);
   OutputFiles files(const OutputContext&) override;
   nlohmann::json summary(const RunInfo&) const override;
 
@@ -36,14 +44,29 @@ class CollectiveReport final : public Output {
   };
   // The nccl-tests table's rows (computed after the run).
   std::vector<SizeRow> size_rows() const;
+  // A training step: from the previous step's end (the last rank's; `Steps::start` for the first) to the last
+  // rank's end of this one. Communication: from its first collective's start (the earliest rank's) to its last
+  // one's end (the latest rank's); exposed: the step's time beyond its compute, the communication no compute hid.
+  struct StepRow {
+    Time start, end, compute, communication;
+    bool complete = false;
+    Time time() const { return end - start; }
+    Time exposed() const { return std::max(Time(), time() - compute); }
+    // The share of the communication that ran beside compute.
+    double hidden() const;
+  };
+  std::vector<StepRow> step_rows() const;
   const CollectiveGroup* group() const { return g_.get(); }
 
  private:
+  nlohmann::json training_summary() const;
+
   std::string workload_;
   std::shared_ptr<const CollectiveGroup> g_;
   std::vector<CollectiveCall> calls_;
   const Network& net_;
   std::optional<Layout> table_;
+  std::optional<Steps> steps_;
   size_t ranks_ = 0;
 };
 

@@ -183,6 +183,7 @@ void Simulation::build() {
       }
       workloads.push_back(w.resolved);
       workload_flows_.push_back(w.flows.size());
+      workload_fct_.push_back(!w.install);
     }
   }
   keep_records();

@@ -63,6 +63,9 @@ class Simulation {
   const std::vector<std::shared_ptr<Output>>& reports() const { return reports_; }
   // Flows each workload created.
   const std::vector<size_t>& workload_flow_counts() const { return workload_flows_; }
+  // Per workload: whether its messages are flows whose FCTs answer it (a flow workload), not an application's
+  // (perftest, collectives), which reports its own figures.
+  const std::vector<bool>& workload_fct() const { return workload_fct_; }
   // What the scenario asks for that is probably not what its author meant, found while building it (a receiver
   // offered more than its link rate, inputs a topology builder cannot honour). The command line prints them;
   // summary.json lists them.
@@ -91,6 +94,7 @@ class Simulation {
   std::unique_ptr<DeadlockDetector> deadlock_;
   std::vector<std::unique_ptr<Output>> outputs_;
   std::vector<size_t> workload_flows_;
+  std::vector<bool> workload_fct_;
   std::vector<std::shared_ptr<Output>> reports_;
   std::vector<std::string> warnings_;
   nlohmann::json resolved_;

@@ -320,6 +320,7 @@ class PerftestReport final : public Output {
           row["t_typical_us"] = r.t_typical;
           row["t_avg_us"] = r.t_avg;
           row["p99_us"] = r.p99;
+          row["p999_us"] = r.p999;
         }
         j.push_back(row);
       }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "rocesim/analysis/highlights.hpp"
@@ -31,6 +32,46 @@ nlohmann::json cpu_json(const Network& net) {
   return {{"core_seconds", total},
           {"max_server_core_seconds", most},
           {"max_server", busiest.empty() ? nlohmann::json(nullptr) : nlohmann::json(busiest)}};
+}
+
+// InfiniBand's counterpart of pauses: time a switch port's or a NIC's virtual lane held its head packet for want
+// of credits (ports.csv and nics.csv credit_wait_ns), in all and where it was longest.
+nlohmann::json credits_json(const Network& net, Time now) {
+  struct Wait {
+    std::string where;
+    int vl = 0;
+    Time waited;
+  };
+  std::vector<Wait> waits;
+  for (const auto& sw : net.switches()) {
+    for (uint16_t p = 0; p < sw->num_ports(); ++p) {
+      for (int c = 0; c < 8; ++c) {
+        if (const Time w = sw->counters(p, c).credit_wait; w > Time()) {
+          waits.push_back({sw->name() + ":" + std::to_string(p), c, w});
+        }
+      }
+    }
+  }
+  for (const auto& n : net.nics()) {
+    if (const CreditTx* ct = n->credit_tx()) {
+      for (int c = 0; c < 8; ++c) {
+        if (const Time w = ct->waited_until(c, now); w > Time()) {
+          waits.push_back({n->name(), c, w});
+        }
+      }
+    }
+  }
+  Time total;
+  for (const Wait& w : waits) {
+    total += w.waited;
+  }
+  // Longest first; equal waits in the order of the fabric's ports.
+  std::stable_sort(waits.begin(), waits.end(), [](const Wait& a, const Wait& b) { return a.waited > b.waited; });
+  nlohmann::json most = nlohmann::json::array();
+  for (size_t i = 0; i < waits.size() && i < 3; ++i) {
+    most.push_back({{"port", waits[i].where}, {"vl", waits[i].vl}, {"wait_ns", waits[i].waited.ns_f()}});
+  }
+  return {{"wait_ns", total.ns_f()}, {"lanes_waiting", waits.size()}, {"most_waiting", most}};
 }
 
 // summary.json's totals: flows and their FCT, the highlights, drops, PFC, ECN, CNPs, transport, CPU, packets, and
@@ -138,6 +179,9 @@ nlohmann::json Totals::summary(const RunInfo& info) const {
   j["packet_hops_per_s"] = info.wall_time_s > 0 ? static_cast<double>(hops) / info.wall_time_s : 0.0;
   j["drops"] = {{"total", drops}, {"lossless", lossless_drops}, {"by_reason", by_reason}};
   j["pfc"] = {{"pause_frames", pause_frames}, {"resume_frames", resume_frames}};
+  if (net.fabric() == wire::Fabric::kInfiniband) {
+    j["credits"] = credits_json(net, s.now());
+  }
   const nlohmann::json rollup = pfc_rollup_json(net, s.now());
   j["pfc_by_tier"] = rollup["by_tier"];
   j["pfc_by_rail"] = rollup["by_rail"];

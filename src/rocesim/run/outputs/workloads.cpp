@@ -54,6 +54,7 @@ class Workloads final : public Output {
                      {"created", created[w]},
                      {"finished", done[w]},
                      {"unfinished", created[w] - done[w]},
+                     {"fct", static_cast<bool>(s_.workload_fct()[w])},
                      {"fct_ns", fct_ns_json(of[w], warmup)}});
     }
     return out;
@@ -67,7 +68,7 @@ OutputKind workloads_output() {
   // The names the workloads' own outputs write (workload/perftest.cpp, collective/report.cpp).
   return {"workloads",
           "summary.json's workloads, and the files of the workloads' applications",
-          {"perftest.txt", "perftest.csv", "collectives.csv", "servers.csv", "nccl-tests.txt"},
+          {"perftest.txt", "perftest.csv", "collectives.csv", "servers.csv", "steps.csv", "nccl-tests.txt"},
           [](Simulation& s) { return std::make_unique<Workloads>(s); }};
 }
 
