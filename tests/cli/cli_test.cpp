@@ -196,6 +196,30 @@ int wait_exit(pid_t pid) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+TEST(Cli, OffATerminalARunPrintsAProgressLineEveryProgressEverySeconds) {
+  const auto d = tmpdir("progress");
+  const std::string run = "run " + std::string(ROCESIM_SOURCE_DIR) +
+                          "/scenarios/training-step.yaml --set workload.0.iterations=6 -o " + (d / "out").string();
+  const auto err_of = [&](const std::string& flags) {
+    const Result r = rocesim::test::shell("(" + std::string(ROCESIM_BINARY) + " " + run + " " + flags + " 2> " +
+                                          (d / "stderr.txt").string() + ")");
+    EXPECT_EQ(r.status, 0) << r.out;
+    return slurp(d / "stderr.txt");
+  };
+  // stderr is a file here, not a terminal: lines of their own, each with the simulated time, the speed and the
+  // memory held, never a line redrawn with carriage returns.
+  const std::string lines = err_of("--progress-every 0.1");
+  EXPECT_NE(lines.find("rocesim: progress at "), std::string::npos) << lines;
+  EXPECT_NE(lines.find(" ms of 100.000 ms simulated ("), std::string::npos) << lines;
+  EXPECT_NE(lines.find(" M events/s, at most "), std::string::npos) << lines;
+  EXPECT_NE(lines.find(" resident\n"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find('\r'), std::string::npos);
+  EXPECT_EQ(err_of("--progress-every 0.1 -q").find("progress"), std::string::npos);
+  EXPECT_EQ(err_of("--progress-every 0.1 --progress never").find("progress"), std::string::npos);
+  EXPECT_NE(err_of("--progress-every 0.1 -q --progress always").find("rocesim: progress at "), std::string::npos);
+  EXPECT_NE(sh(run + " --progress sometimes").status, 0);
+}
+
 TEST(Cli, AnInterruptWritesPartialResultsAndASecondLeavesAtOnce) {
   const auto d = tmpdir("interrupt");
   // One 100 GB flow: seconds of simulated time, more of wall time.

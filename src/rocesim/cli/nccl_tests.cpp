@@ -54,6 +54,7 @@ struct NcclTestsArgs {
   int64_t factor = 1, iterations = 1, warmup = 0;
   std::string out_dir;
   bool quiet = false;
+  ProgressArgs progress;
 };
 
 // The nccl-tests run of `sets` (the sweep's workload, `workload`, first): an error in the sweep names the flag that
@@ -116,7 +117,7 @@ int cmd_nccl_tests(const std::string& path, const NcclTestsArgs& a, const std::v
     prepare_output(*rw, s);
   }
   RunInfo info;
-  Progress progress(!a.quiet && isatty(STDERR_FILENO), true);
+  Progress progress(a.progress, a.quiet, true);
   RunEnd end = RunEnd::kFinished;
   info.wall_time_s = run_interruptible(s, progress, end);
   progress.done();
@@ -170,6 +171,7 @@ void add_nccl_tests(CLI::App& app, Action& action) {
   cmd->add_option("--algorithm", n.algorithm, "all-reduce algorithm, as NCCL_ALGO: ring, tree or halving_doubling");
   cmd->add_option("-o,--out", n.out_dir, "also write every result file of the run to this folder");
   cmd->add_flag("-q,--quiet", n.quiet, "no progress line (the table is printed)");
+  add_progress_options(*cmd, n.progress);
   add_set_option(*cmd, *a, "override a parameter, e.g. --set workload.0.protocol.channels=16");
   add_seed_option(*cmd, *a);
   add_threads_option(*cmd, *a, "threads to run partitions on (engine.threads): 1-1024 or auto");

@@ -15,12 +15,12 @@ namespace rocesim::cli {
 namespace {
 
 int cmd_run(const std::string& path, const std::string& hpcc_config, const std::string& out_dir,
-            const std::vector<std::string>& sets, std::optional<int64_t> seed, bool quiet) {
+            const std::vector<std::string>& sets, std::optional<int64_t> seed, bool quiet, const ProgressArgs& shown) {
   Simulation s(hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed));
   print_warnings(s);
   ResultWriter rw(out_dir);
   prepare_output(rw, s);
-  Progress progress(!quiet && isatty(STDERR_FILENO));
+  Progress progress(shown, quiet);
   RunInfo info;
   RunEnd end = RunEnd::kFinished;
   info.wall_time_s = run_interruptible(s, progress, end);
@@ -33,7 +33,7 @@ int cmd_run(const std::string& path, const std::string& hpcc_config, const std::
     Scenario sc = hpcc_config.empty() ? load(path, sets, seed) : load_hpcc(hpcc_config, sets, seed);
     std::erase_if(sc.events, [](const FabricEvent& e) { return e.is_fault(); });
     baseline = std::make_unique<Simulation>(std::move(sc));
-    Progress quiet_progress(false);
+    Progress quiet_progress(Progress::Form::kOff, 0);
     run_interruptible(*baseline, quiet_progress, end);
     if (end != RunEnd::kFinished) {  // the run's results stand, without the victims the baseline would give
       baseline.reset();
@@ -66,6 +66,7 @@ void add_run(CLI::App& app, Action& action) {
   struct Args : ScenarioArgs {
     std::string out_dir = "results", hpcc_config;
     bool quiet = false;
+    ProgressArgs progress;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("run", "simulate a scenario (the default scenario if none is given)");
@@ -74,6 +75,7 @@ void add_run(CLI::App& app, Action& action) {
   add_set_option(*cmd, *a, "override a parameter, e.g. --set switch.ecn.kmin=200KB");
   add_seed_option(*cmd, *a);
   cmd->add_flag("-q,--quiet", a->quiet, "no progress and no summary");
+  add_progress_options(*cmd, a->progress);
   add_threads_option(*cmd, *a, "threads to run partitions on (engine.threads): 1-1024 or auto");
   cmd->add_option("--hpcc-config", a->hpcc_config,
                   "run an HPCC ns-3 simulator config.txt (its topology and flow files)");
@@ -83,7 +85,7 @@ void add_run(CLI::App& app, Action& action) {
         fmt::print(stderr, "rocesim: error: give a scenario or --hpcc-config, not both\n");
         return 2;
       }
-      return cmd_run(a->scenario, a->hpcc_config, a->out_dir, a->all_sets(), a->seed, a->quiet);
+      return cmd_run(a->scenario, a->hpcc_config, a->out_dir, a->all_sets(), a->seed, a->quiet, a->progress);
     };
   });
 }

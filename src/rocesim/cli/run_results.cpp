@@ -1,6 +1,7 @@
 #include "rocesim/cli/run_results.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "rocesim/cli/common.hpp"
 #include "rocesim/cli/interrupts.hpp"
@@ -16,22 +17,46 @@ constexpr double kMemoryStopShare = 0.8;
 
 }  // namespace
 
+void add_progress_options(CLI::App& cmd, ProgressArgs& a) {
+  cmd.add_option("--progress", a.mode,
+                 "progress on stderr: auto (unless -q), always (even with -q) or never; off a terminal, a line every "
+                 "--progress-every seconds")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  cmd.add_option("--progress-every", a.every_s, "seconds of wall time between progress lines off a terminal")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
+}
+
+Progress::Progress(const ProgressArgs& a, bool quiet, bool open_ended)
+    : Progress(a.mode == "never" || (a.mode == "auto" && quiet) ? Form::kOff
+               : isatty(STDERR_FILENO)                          ? Form::kInPlace
+                                                                : Form::kLines,
+               a.every_s, open_ended) {}
+
 void Progress::operator()(const RunProgress& p) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  if (wall - last_ < 0.2) {
+  if (wall - last_ < (form_ == Form::kLines ? every_s_ : 0.2)) {
     return;
   }
   last_ = wall;
+  const double rate = static_cast<double>(p.events) / wall / 1e6;
+  std::string line;
   if (open_ended_) {
-    fmt::print(stderr, "\r  {:8.3f} ms simulated, {:.2f} M events/s   ", p.now.ps() / 1e9,
-               static_cast<double>(p.events) / wall / 1e6);
-    shown_ = true;
+    line = fmt::format("{:8.3f} ms simulated, {:.2f} M events/s", p.now.ps() / 1e9, rate);
+  } else {
+    const double frac = static_cast<double>(p.now.ps()) / static_cast<double>(p.stop.ps());
+    const double eta = frac > 0 ? wall * (1 - frac) / frac : 0;
+    line = fmt::format("{:8.3f} ms of {:.3f} ms simulated ({:5.1f} %), {:.2f} M events/s, at most {:.0f} s left",
+                       p.now.ps() / 1e9, p.stop.ps() / 1e9, 100 * frac, rate, eta);
+  }
+  if (form_ == Form::kLines) {
+    // A line of its own, with what a log reader needs to tell progress from a hang: the wall time and memory.
+    fmt::print(stderr, "rocesim: progress at {:.1f} s: {}, {} resident\n", wall, trim(line),
+               size_text(static_cast<double>(resident_bytes())));
     return;
   }
-  const double frac = static_cast<double>(p.now.ps()) / static_cast<double>(p.stop.ps());
-  const double eta = frac > 0 ? wall * (1 - frac) / frac : 0;
-  fmt::print(stderr, "\r  {:8.3f} ms of {:.3f} ms simulated ({:5.1f} %), {:.2f} M events/s, at most {:.0f} s left   ",
-             p.now.ps() / 1e9, p.stop.ps() / 1e9, 100 * frac, static_cast<double>(p.events) / wall / 1e6, eta);
+  fmt::print(stderr, "\r  {}   ", line);
   shown_ = true;
 }
 

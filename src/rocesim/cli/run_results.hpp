@@ -2,6 +2,7 @@
 // and `nccl-tests` share.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,18 +14,31 @@
 
 namespace rocesim::cli {
 
-// A one-line progress report on stderr: simulated time done, events per second, and an estimate of the rest
+// How a run shows its progress on stderr (`--progress`, `--progress-every`): `auto` unless -q, `always` even with
+// -q, `never`. On a terminal, one line redrawn in place; off one (a batch job, nohup, a log file), a line of its own
+// every `every_s` seconds of wall time, so that a long run can be told from a hung one.
+struct ProgressArgs {
+  std::string mode = "auto";
+  double every_s = 30;
+};
+void add_progress_options(CLI::App& cmd, ProgressArgs& a);
+
+// The progress report: simulated time done, events per second, memory held, and an estimate of the rest
 // (`open_ended`: a run that ends with its work, not at its stop time, which has no rest to estimate).
 class Progress {
  public:
-  explicit Progress(bool on, bool open_ended = false)
-      : on_(on), open_ended_(open_ended), t0_(std::chrono::steady_clock::now()) {}
+  enum class Form { kOff, kInPlace, kLines };
+  Progress(Form form, double every_s, bool open_ended = false)
+      : form_(form), every_s_(every_s), open_ended_(open_ended), t0_(std::chrono::steady_clock::now()) {}
+  // From the command's options: off for `never`, or for `auto` with -q; in place when stderr is a terminal.
+  Progress(const ProgressArgs& a, bool quiet, bool open_ended = false);
   void operator()(const RunProgress& p);
   void done();
-  bool enabled() const { return on_; }
+  bool enabled() const { return form_ != Form::kOff; }
 
  private:
-  bool on_;
+  Form form_;
+  double every_s_;
   bool open_ended_;
   std::chrono::steady_clock::time_point t0_;
   double last_ = 0;
