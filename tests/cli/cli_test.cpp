@@ -150,7 +150,8 @@ workload: [{type: incast, senders: 2, size: 1KB}]
   ASSERT_EQ(rows.size(), 8u) << r.out;
   EXPECT_EQ(rows.front().first, 8);
   EXPECT_EQ(rows.back().first, 128 * 1024);
-  EXPECT_NE(r.out.find("all_reduce_perf, 4 ranks, algorithm ring"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# Collective test starting: all_reduce_perf\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# rocesim: simulated, 4 ranks, algorithm ring, protocol Simple\n"), std::string::npos) << r.out;
   // all_gather splits its buffer into one block per rank: sizes round down to 4 ranks x 4 B, 8 B to nothing.
   r = sh("nccl-tests " + (d / "two.yaml").string() + " --op all_gather -b 8 -e 64 -f 2 -o " + (d / "out").string());
   ASSERT_EQ(r.status, 0) << r.out;
@@ -310,7 +311,7 @@ TEST(Cli, OutputFlowsKeepsCollectiveMessagesEachOrSummedPerCallWithTheSameTotals
   EXPECT_EQ(grouped_messages, static_cast<int64_t>(flows.size()));
   EXPECT_EQ(grouped_bytes, bytes);
   EXPECT_EQ(grouped_last_end, last_end);
-  EXPECT_EQ(calls, (std::set<std::string>{"0", "1"}));
+  EXPECT_EQ(calls, (std::set<std::string>{"0", "1", "2", "3"}));  // each size out of place, then in place
   // The collective's results are the same whichever way the messages are kept.
   for (const char* mode : {"aggregate", "off"}) {
     EXPECT_EQ(slurp(d / mode / "collectives.csv"), slurp(d / "all" / "collectives.csv")) << mode;
@@ -330,8 +331,9 @@ TEST(Cli, CollectiveMessagesThatDoNotFitAreRefusedWhenAllAreAskedForAndSummedOnA
   // 4 calls of 256 MiB on 64 GPUs: 64,512 messages, about 41 MB of records one each; 60 MB leaves too little.
   std::ofstream(d / "big.yaml") << slurp(std::string(ROCESIM_SOURCE_DIR) + "/scenarios/allreduce-rail.yaml")
                                 << "output:\n  flows: all\n";
-  const std::string run = "ROCESIM_MEMORY_LIMIT=60MB " + std::string(ROCESIM_BINARY) + " validate " +
-                          (d / "big.yaml").string() + " --set 'workload.0.sizes=[256MiB, 256MiB, 256MiB, 256MiB]'";
+  const std::string run =
+      "ROCESIM_MEMORY_LIMIT=60MB " + std::string(ROCESIM_BINARY) + " validate " + (d / "big.yaml").string() +
+      " --set 'workload.0.sizes=[256MiB, 256MiB, 256MiB, 256MiB]' --set workload.0.placement=out_of_place";
   Result r = rocesim::test::shell(run);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("big.yaml:31: output.flows: the run would need about"), std::string::npos) << r.out;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <sstream>
 
 #include "../test_util.hpp"
 #include "rocesim/collective/algorithm.hpp"
@@ -22,16 +23,17 @@ server: {preset: dgx-h100}
 switch: {buffer: 64MB, pfc: {priorities: [3]}}
 nic: {cc: dcqcn, mtu: 4096}
 workload:
-  - {type: collective, op: all_reduce, sizes: [512MiB]}
+  - {type: collective, op: all_reduce, sizes: [512MiB], placement: out_of_place}
 )";
 
-CollectiveReport::SizeRow first_row(Simulation& sim) {
+// The first size's out-of-place iterations.
+CollectiveReport::Timing first_row(Simulation& sim) {
   const auto* r = dynamic_cast<const CollectiveReport*>(sim.reports().at(0).get());
   EXPECT_NE(r, nullptr);
   const auto rows = r->size_rows();
   EXPECT_FALSE(rows.empty());
-  EXPECT_TRUE(rows.front().complete);
-  return rows.front();
+  EXPECT_TRUE(rows.front().out_of_place && rows.front().out_of_place->complete);
+  return *rows.front().out_of_place;
 }
 
 TEST(Collective, RingAllReduceBusBandwidthIsWithinThreePercentOfTheNicBound) {
@@ -53,9 +55,9 @@ TEST(Collective, TwoDgxH100ServersReachNvidiasBusBandwidthPerNic) {
   auto sim = run_sim(kTwoDgx, {"workload.0.sizes=[64MiB, 256MiB]"});
   const auto* r = dynamic_cast<const CollectiveReport*>(sim->reports().at(0).get());
   for (const auto& row : r->size_rows()) {
-    ASSERT_TRUE(row.complete);
-    EXPECT_GE(row.busbw / 8, 46.0) << row.bytes.count();
-    EXPECT_LE(row.busbw / 8, 50.0) << row.bytes.count();
+    ASSERT_TRUE(row.first().complete);
+    EXPECT_GE(row.first().busbw / 8, 46.0) << row.bytes.count();
+    EXPECT_LE(row.first().busbw / 8, 50.0) << row.bytes.count();
   }
 }
 
@@ -267,6 +269,105 @@ TEST(Training, StepsCsvHasAStepARowAndCollectivesCsvNamesBandwidthInGBps) {
   }
   EXPECT_EQ(by_name["collectives.csv"].substr(0, by_name["collectives.csv"].find('\n')),
             "workload,instance,op,bytes,ranks,start_ns,end_ns,time_us,algbw_GBps,busbw_GBps");
+}
+
+// What a scraper of real nccl-tests logs does: the rows that are not comments, split on blanks, columns by position.
+struct NcclRow {
+  int64_t size = 0, count = 0;
+  double oop_time = 0, oop_busbw = 0, ip_time = 0, ip_busbw = 0;
+  std::string type, redop, root, oop_wrong, ip_wrong;
+};
+std::vector<NcclRow> scrape_nccl_tests(const std::string& text) {
+  std::vector<NcclRow> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') {
+      continue;
+    }
+    std::istringstream f(line);
+    std::vector<std::string> c;
+    for (std::string w; f >> w;) {
+      c.push_back(w);
+    }
+    EXPECT_EQ(c.size(), 13u) << line;
+    if (c.size() != 13) {
+      continue;
+    }
+    const auto num = [](const std::string& v) { return v == "-" ? -1.0 : std::stod(v); };  // "-": did not run
+    out.push_back({std::stoll(c[0]), std::stoll(c[1]), num(c[5]), num(c[7]), num(c[9]), num(c[11]), c[2], c[3], c[4],
+                   c[8], c[12]});
+  }
+  return out;
+}
+
+TEST(NcclTestsTable, AScraperOfRealLogsReadsBothPlacementsAndTheirBusBandwidth) {
+  auto sim = run_sim(kTwoDgx, {"workload.0.sizes=[1MiB, 64MiB]", "workload.0.placement=both", "workload.0.warmup=1",
+                               "workload.0.iterations=2"});
+  auto* r = dynamic_cast<CollectiveReport*>(sim->reports().at(0).get());
+  const RunInfo info;
+  const nlohmann::json summary = nlohmann::json::object();
+  const std::vector<std::string> written;
+  std::string text;
+  for (const auto& [name, content] : r->files(OutputContext{info, summary, written, ""})) {
+    text = name == "nccl-tests.txt" ? content : text;
+  }
+  const std::vector<NcclRow> rows = scrape_nccl_tests(text);
+  const auto sizes = r->size_rows();
+  ASSERT_EQ(rows.size(), 2u) << text;
+  double sum = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].size, sizes[i].bytes.count());
+    EXPECT_EQ(rows[i].count, sizes[i].bytes.count() / 4);  // floats
+    EXPECT_EQ(rows[i].type, "float");
+    EXPECT_EQ(rows[i].redop, "sum");
+    EXPECT_EQ(rows[i].root, "-1");
+    EXPECT_EQ(rows[i].oop_wrong, "0");
+    EXPECT_EQ(rows[i].ip_wrong, "0");
+    ASSERT_TRUE(sizes[i].out_of_place && sizes[i].in_place);
+    EXPECT_NEAR(rows[i].oop_busbw, sizes[i].out_of_place->busbw, 0.005);
+    EXPECT_NEAR(rows[i].ip_busbw, sizes[i].in_place->busbw, 0.005);
+    // The model costs both placements the same; the fabric is warm for the second.
+    EXPECT_NEAR(rows[i].ip_busbw, rows[i].oop_busbw, 0.05 * rows[i].oop_busbw);
+    sum += sizes[i].out_of_place->busbw + sizes[i].in_place->busbw;
+  }
+  EXPECT_NE(text.find(fmt::format("# Avg bus bandwidth    : {:g} \n", sum / 4)), std::string::npos) << text;
+  EXPECT_NE(text.find("# nThread 1 nGpus 1 minBytes 1048576 maxBytes 67108864 step: 1048576(bytes) warmup iters: 1 "
+                      "iters: 2 agg iters: 1 validation: 1 graph: 0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("#  Rank 15 Group  0 Pid     16 on      host1 device  7 "), std::string::npos) << text;
+  EXPECT_NE(text.find("algorithm ring, protocol Simple"), std::string::npos);
+  // summary.json reports the out-of-place figures, as the table's first columns.
+  const nlohmann::json j = r->summary(info);
+  EXPECT_DOUBLE_EQ(j["collectives"][1]["busbw_GBps"].get<double>(), sizes[1].out_of_place->busbw);
+}
+
+TEST(NcclTestsTable, SplitOperationsCountOneRanksElements) {
+  auto sim = run_sim(kTwoDgx, {"workload.0.op=all_gather", "workload.0.sizes=[16MiB]"});
+  auto* r = dynamic_cast<CollectiveReport*>(sim->reports().at(0).get());
+  const RunInfo info;
+  const nlohmann::json summary = nlohmann::json::object();
+  const std::vector<std::string> written;
+  for (const auto& [name, content] : r->files(OutputContext{info, summary, written, ""})) {
+    if (name == "nccl-tests.txt") {
+      const auto rows = scrape_nccl_tests(content);
+      ASSERT_EQ(rows.size(), 1u);
+      EXPECT_EQ(rows[0].count, 16 * 1024 * 1024 / 4 / 16);  // all_gather_perf: a rank's part, 16 ranks
+      EXPECT_EQ(rows[0].redop, "none");
+      EXPECT_EQ(rows[0].ip_wrong, "-");  // placement: out_of_place
+    }
+  }
+}
+
+TEST(NcclTestsTable, TimesHaveTwoDecimalsBelow100usOneBelow10msNoneAbove) {
+  // As nccl-tests prints them (e.g. 9306.7 and 18535 in its logs).
+  EXPECT_EQ(nccl_tests_time(12.344), "  12.34");
+  EXPECT_EQ(nccl_tests_time(99.99), "  99.99");
+  EXPECT_EQ(nccl_tests_time(106.24), "  106.2");
+  EXPECT_EQ(nccl_tests_time(9306.71), " 9306.7");
+  EXPECT_EQ(nccl_tests_time(18535.2), "  18535");
+  EXPECT_EQ(nccl_tests_time(1234567.0), "1234567");
 }
 
 TEST(CollectiveRunner, EqualStepsInARowAreKeptOnceWithTheirCount) {

@@ -649,6 +649,8 @@ size_t group_size(const CollectiveGroup& g) { return g.layout.size(); }
 
 const ProtocolParams& group_protocol(const CollectiveGroup& g) { return g.proto; }
 
+const std::vector<RankPlace>& group_ranks(const CollectiveGroup& g) { return g.layout.ranks; }
+
 std::vector<ServerUse> server_use(const CollectiveGroup& g, const Network& net) {
   std::vector<ServerUse> out;
   for (uint32_t s : g.layout.servers) {

@@ -68,6 +68,7 @@ std::vector<InstanceTimes> instance_times(const CollectiveGroup& g);
 std::vector<PhaseEnd> phase_ends(const CollectiveGroup& g, size_t phases);
 size_t group_size(const CollectiveGroup& g);
 const ProtocolParams& group_protocol(const CollectiveGroup& g);
+const std::vector<RankPlace>& group_ranks(const CollectiveGroup& g);
 // Per server of the group: (server index, CPU time, bytes through host memory, bytes over NVLink, bytes over PCIe
 // device links).
 struct ServerUse {

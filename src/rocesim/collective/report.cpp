@@ -60,21 +60,35 @@ std::vector<CollectiveReport::SizeRow> CollectiveReport::size_rows() const {
     return out;
   }
   const std::vector<InstanceTimes> t = instance_times(*g_);
-  size_t i = 0;
+  const auto n = static_cast<size_t>(table_->iterations);
+  // nccl-tests times a placement's iterations back to back: from the end of the instance before them (the last
+  // warm-up, or the other placement's last; `after_one`) or else the first one's start, to the end of the last.
+  const auto timing = [&](Bytes b, size_t first, bool after_one) {
+    Timing m;
+    const size_t last = first + n - 1;
+    m.complete = last < t.size() && t[last].ranks_done == ranks_;
+    if (m.complete) {
+      const Time from = after_one ? t[first - 1].end : t[first].start;
+      m.time_us = (t[last].end - from).sec_f() * 1e6 / static_cast<double>(n);
+      m.algbw = static_cast<double>(b.count()) / 1e3 / m.time_us;
+      m.busbw = m.algbw * busbw_factor(table_->op, ranks_);
+    }
+    return m;
+  };
+  size_t at = 0;
   for (Bytes b : table_->sizes) {
     SizeRow row;
     row.bytes = b;
-    const size_t first = i + static_cast<size_t>(table_->warmup);
-    const size_t last = first + static_cast<size_t>(table_->iterations) - 1;
-    i = last + 1;
-    row.complete = last < t.size() && t[last].ranks_done == ranks_;
-    if (row.complete) {
-      // nccl-tests times its iterations back to back after the warm-up: from the end of the last warm-up
-      // instance (or the first measured instance's start) to the end of the last.
-      const Time from = table_->warmup > 0 ? t[first - 1].end : t[first].start;
-      row.time_us = (t[last].end - from).sec_f() * 1e6 / static_cast<double>(table_->iterations);
-      row.algbw = static_cast<double>(b.count()) / 1e3 / row.time_us;  // GB/s
-      row.busbw = row.algbw * busbw_factor(table_->op, ranks_);
+    at += static_cast<size_t>(table_->warmup);
+    bool after_one = table_->warmup > 0;
+    if (table_->out_of_place) {
+      row.out_of_place = timing(b, at, after_one);
+      at += n;
+      after_one = true;
+    }
+    if (table_->in_place) {
+      row.in_place = timing(b, at, after_one);
+      at += n;
     }
     out.push_back(row);
   }
@@ -120,41 +134,77 @@ OutputFiles CollectiveReport::files(const OutputContext&) {
     out.push_back({"steps.csv", steps});
   }
   if (table_) {
-    // NVIDIA/nccl-tests src/common.cu: the header and row layout of the *_perf programs.
-    const bool reduces = table_->op == CollOp::kAllReduce || table_->op == CollOp::kReduceScatter;
-    std::string txt = fmt::format("# rocesim nccl-tests: {}_perf, {} ranks{}, {} warm-up and {} timed iterations\n",
-                                  to_string(table_->op), ranks_,
-                                  table_->op == CollOp::kAllReduce ? ", algorithm " + table_->algorithm : "",
-                                  table_->warmup, table_->iterations);
-    txt +=
-        "#\n"
-        "#                                                              out-of-place                       in-place  "
-        "        \n"
-        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
-        "busbw #wrong\n"
-        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
-        "(GB/s)       \n";
-    double sum = 0;
-    int rows = 0;
-    for (const SizeRow& r : size_rows()) {
-      const std::string measured =
-          r.complete ? fmt::format("{:>8.2f} {:>7.2f} {:>7.2f} {:>6}", r.time_us, r.algbw, r.busbw, "N/A")
-                     : fmt::format("{:>8} {:>7} {:>7} {:>6}", "-", "-", "-", "N/A");
-      const std::string other = fmt::format("{:>8} {:>7} {:>7} {:>6}", "-", "-", "-", "-");
-      txt +=
-          fmt::format("{:>12} {:>13} {:>9} {:>7} {:>7} {} {}\n", r.bytes.count(), r.bytes.count() / 4, "float",
-                      reduces ? "sum" : "none", table_->op == CollOp::kBroadcast ? static_cast<int>(table_->root) : -1,
-                      table_->in_place ? other : measured, table_->in_place ? measured : other);
-      if (r.complete) {
-        sum += r.busbw;
-        ++rows;
-      }
-    }
-    txt += "# Out of bounds values : 0 OK\n";
-    txt += fmt::format("# Avg bus bandwidth    : {:.4f} \n#\n", rows ? sum / rows : 0.0);
-    out.push_back({"nccl-tests.txt", txt});
+    out.push_back({"nccl-tests.txt", nccl_tests_text()});
   }
   return out;
+}
+
+std::string nccl_tests_time(double us) {
+  const int decimals = us >= 10000.0 ? 0 : us >= 100.0 ? 1 : 2;
+  return fmt::format("{:7.{}f}", us, decimals);
+}
+
+namespace {
+
+// One placement's columns: time, algbw, busbw, #wrong (0: nothing is checked, and a simulation moves no values
+// that could be wrong), or dashes where it did not run or finish.
+std::string nccl_columns(const std::optional<CollectiveReport::Timing>& m) {
+  if (!m || !m->complete) {
+    return fmt::format("  {:>7}  {:>6}  {:>6}  {:>5}", "-", "-", "-", "-");
+  }
+  return fmt::format("  {}  {:6.2f}  {:6.2f}  {:5}", nccl_tests_time(m->time_us), m->algbw, m->busbw, 0);
+}
+
+}  // namespace
+
+std::string CollectiveReport::nccl_tests_text() const {
+  // The layout and format strings of nccl-tests' *_perf programs (NVIDIA/nccl-tests v2.17.2, src/common.cu: run(),
+  // TimeTest(), BenchTime()), as one process per GPU (mpirun -np <ranks>) prints them.
+  const Layout& l = *table_;
+  const std::vector<SizeRow> rows = size_rows();
+  const std::string program = std::string(to_string(l.op)) + "_perf";
+  std::string t = fmt::format("# Collective test starting: {}\n", program);
+  t += fmt::format(
+      "# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}({}) warmup iters: {} iters: {} agg iters: 1 validation: 1 "
+      "graph: 0\n#\n",
+      l.sizes.front().count(), l.sizes.back().count(), l.step_factor > 1 ? l.step_factor : l.step_bytes.count(),
+      l.step_factor > 1 ? "factor" : "bytes", l.warmup, l.iterations);
+  t += "# Using devices\n";
+  const std::vector<RankPlace>& ranks = group_ranks(*g_);
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    // No process runs a rank here: its Pid is its number plus one, its device the GPU's index on the server.
+    t += fmt::format("#  Rank {:2} Group  0 Pid {:6} on {:>10} device {:2} [0000:00:00] rocesim GPU\n", r, r + 1,
+                     net_.server(ranks[r].server).name(), ranks[r].gpu);
+  }
+  const std::string algorithm = algorithm_of(l.op, group_protocol(*g_));
+  t += fmt::format("#\n# rocesim: simulated, {} ranks, algorithm {}, protocol {}\n", ranks_, algorithm, kNcclProtocol);
+  t += "#\n";
+  t += "#                                                              out-of-place                       in-place  "
+       "        \n";
+  t += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+       "#wrong\n";
+  t += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s) "
+       "      \n";
+  const bool reduces = l.op == CollOp::kAllReduce || l.op == CollOp::kReduceScatter;
+  // The count is a rank's elements where the operation splits its buffer (nccl-tests' *GetCollByteCount).
+  const int64_t per = splits_per_rank(l.op) ? static_cast<int64_t>(ranks_) : 1;
+  double sum = 0;
+  int measured = 0;
+  for (const SizeRow& r : rows) {
+    t += fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}", r.bytes.count(), r.bytes.count() / 4 / per, "float",
+                     reduces ? "sum" : "none", l.op == CollOp::kBroadcast ? static_cast<int>(l.root) : -1);
+    t += nccl_columns(r.out_of_place) + nccl_columns(r.in_place) + "\n";
+    for (const auto& m : {r.out_of_place, r.in_place}) {
+      if (m && m->complete) {
+        sum += m->busbw;
+        ++measured;
+      }
+    }
+  }
+  t += "# Out of bounds values : 0 OK\n";
+  t += fmt::format("# Avg bus bandwidth    : {:g} \n#\n", measured ? sum / measured : 0.0);
+  t += fmt::format("# Collective test concluded: {}\n", program);
+  return t;
 }
 
 nlohmann::json CollectiveReport::summary(const RunInfo&) const {
@@ -187,7 +237,8 @@ nlohmann::json CollectiveReport::summary(const RunInfo&) const {
   nlohmann::json rows = nlohmann::json::array();
   if (table_) {
     for (const SizeRow& r : size_rows()) {
-      rows.push_back(row_of(table_->op, r.bytes, r.complete, r.time_us, r.algbw));
+      const Timing& m = r.first();
+      rows.push_back(row_of(table_->op, r.bytes, m.complete, m.time_us, m.algbw));
     }
   } else {
     const std::vector<InstanceTimes> t = instance_times(*g_);

@@ -16,13 +16,15 @@ namespace rocesim {
 
 class CollectiveReport final : public Output {
  public:
-  // `sizes`: for an nccl-tests table, the calls of each size are `warmup` then `iterations` instances in order
-  // (empty: no table).
+  // `sizes`: for an nccl-tests table, the calls of each size are `warmup` instances, then `iterations` out of
+  // place, then `iterations` in place (each group only if its placement runs), in order.
   struct Layout {
     CollOp op = CollOp::kAllReduce;
     std::vector<Bytes> sizes;
     int64_t warmup = 0, iterations = 1;
-    bool in_place = false;
+    int64_t step_factor = 1;  // the sweep's (nccl-tests -f, -i), for its header
+    Bytes step_bytes;
+    bool out_of_place = true, in_place = true;
     uint32_t root = 0;
     std::string algorithm;  // all-reduce's
   };
@@ -37,10 +39,16 @@ class CollectiveReport final : public Output {
   OutputFiles files(const OutputContext&) override;
   nlohmann::json summary(const RunInfo&) const override;
 
+  // One placement's timed iterations: their mean time, algbw and busbw (GB/s).
+  struct Timing {
+    double time_us = 0, algbw = 0, busbw = 0;
+    bool complete = false;
+  };
   struct SizeRow {
     Bytes bytes;
-    double time_us = 0, algbw = 0, busbw = 0;  // GB/s
-    bool complete = false;
+    std::optional<Timing> out_of_place, in_place;  // each if it ran
+    // The first placement that ran (out of place, unless only in place): what summary.json reports.
+    const Timing& first() const { return out_of_place ? *out_of_place : *in_place; }
   };
   // The nccl-tests table's rows (computed after the run).
   std::vector<SizeRow> size_rows() const;
@@ -60,6 +68,8 @@ class CollectiveReport final : public Output {
 
  private:
   nlohmann::json training_summary() const;
+  // nccl-tests.txt.
+  std::string nccl_tests_text() const;
 
   std::string workload_;
   std::shared_ptr<const CollectiveGroup> g_;
@@ -69,6 +79,10 @@ class CollectiveReport final : public Output {
   std::optional<Steps> steps_;
   size_t ranks_ = 0;
 };
+
+// nccl-tests' time column (v2.17.2 src/common.cu, BenchTime): 7 wide, 2 decimals below 100 us, 1 below 10 ms,
+// none above.
+std::string nccl_tests_time(double us);
 
 // Checks a collective's size against what its operation needs (1 B to 1 TiB, whole 4-byte elements, one equal
 // block per rank where the operation splits its buffer); errors name `key`.

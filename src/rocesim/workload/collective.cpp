@@ -1,6 +1,7 @@
 // The `collective` workload: nccl-tests on the scenario's GPUs. Every size runs `warmup` then `iterations`
-// instances back to back on every rank, as all_reduce_perf and its siblings do (NVIDIA/nccl-tests), and the
-// report gives nccl-tests' table (nccl-tests.txt) beside one row per instance (collectives.csv).
+// instances back to back on every rank, out of place and then in place, as all_reduce_perf and its siblings do
+// (NVIDIA/nccl-tests), and the report gives nccl-tests' table (nccl-tests.txt) beside one row per instance
+// (collectives.csv).
 #include <fmt/format.h>
 
 #include "rocesim/cluster/network.hpp"
@@ -18,7 +19,7 @@ struct CollectiveParams {
   int64_t step_factor = 1;
   std::vector<int64_t> servers;
   int64_t iterations = 0, warmup = 0, root = 0;
-  bool in_place = false;
+  std::string placement;
   Time start;
   ProtocolParams protocol;
   static const Schema<CollectiveParams>& schema() {
@@ -51,8 +52,11 @@ struct CollectiveParams {
                in_range<int64_t>(1, 100000))
           .add(&CollectiveParams::warmup, "warmup", "0", "instances per size before the timed ones (nccl-tests -w)",
                in_range<int64_t>(0, 100000))
-          .add(&CollectiveParams::in_place, "in_place", "false",
-               "report in nccl-tests' in-place columns (the model costs both placements the same)")
+          .add(&CollectiveParams::placement, "placement", "both",
+               "both: each size's timed instances out of place, then again in place, as nccl-tests runs them (both "
+               "column groups of nccl-tests.txt filled); out_of_place or in_place: only that one (the model costs "
+               "both placements the same)",
+               one_of({"both", "out_of_place", "in_place"}))
           .add(&CollectiveParams::root, "root", "0", "broadcast: the rank that has the data", at_least<int64_t>(0))
           .add(&CollectiveParams::start, "start", "0ns", "when the ranks start")
           .sub(&CollectiveParams::protocol, "protocol", ProtocolParams::schema());
@@ -119,8 +123,11 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
   }
   std::vector<Phase> program;
   std::vector<CollectiveCall> calls;
+  // Per size: the warm-up, then the timed instances once per placement (nccl-tests' TimeTest: out of place, then
+  // in place).
+  const int64_t placements = p.placement == "both" ? 2 : 1;
   for (Bytes b : sizes) {
-    for (int64_t i = 0; i < p.warmup + p.iterations; ++i) {
+    for (int64_t i = 0; i < p.warmup + placements * p.iterations; ++i) {
       const CollectiveCall call{op, b, static_cast<uint32_t>(p.root)};
       program.push_back({Time(), Time(), {call}});
       calls.push_back(call);
@@ -131,8 +138,16 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
   out.install = [p, ranks, program, calls, op, path, sizes](Network& net,
                                                             uint16_t workload) -> std::shared_ptr<Output> {
     auto g = install_collectives(net, ranks, p.protocol, program, p.start, workload);
-    CollectiveReport::Layout table{
-        op, sizes, p.warmup, p.iterations, p.in_place, static_cast<uint32_t>(p.root), p.protocol.algorithm};
+    CollectiveReport::Layout table{op,
+                                   sizes,
+                                   p.warmup,
+                                   p.iterations,
+                                   p.step_factor,
+                                   p.step_bytes,
+                                   p.placement != "in_place",
+                                   p.placement != "out_of_place",
+                                   static_cast<uint32_t>(p.root),
+                                   p.protocol.algorithm};
     return std::make_shared<CollectiveReport>(path, g, calls, net, table);
   };
   return out;
