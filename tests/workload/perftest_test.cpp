@@ -1,4 +1,5 @@
 // perftest: bandwidth and latency against hand-computed bounds and sums; the report's layout; bad input.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "../test_util.hpp"
@@ -116,6 +117,70 @@ TEST(Perftest, AllSizesRunFromTwoBytesToEightMebibytes) {
   ASSERT_EQ(r.size(), 23u);
   EXPECT_EQ(r[0]["bytes"], 2);
   EXPECT_EQ(r[22]["bytes"], 8 << 20);
+}
+
+// perftest 4.5's own format strings (src/perftest_parameters.h, REPORT_FMT and RESULT_FMT_G; ctx_print_test_info in
+// src/perftest_parameters.c), as Debian 12's perftest package prints them with --report_gbits.
+TEST(Perftest, TheTableAndBannerArePerftestsOwnLines) {
+  auto s = test::run_sim(pair_scenario("write_bw", ", sizes: [4KiB], iterations: 100, qps: 2"));
+  const std::string txt = report_files(*s).at(0).second;
+  const auto r = rows(*s).at(0);
+  // A row: bytes, iterations of every QP, peak and average with two decimals, then two tabs and three spaces.
+  EXPECT_NE(txt.find(fmt::format("\n 4096       200              {:<7.2f}            {:<7.2f}\t\t   {:<7.6f}\n",
+                                 r["bw_peak_gbps"].get<double>(), r["bw_average_gbps"].get<double>(),
+                                 r["msg_rate_mpps"].get<double>())),
+            std::string::npos)
+      << txt;
+  const std::string dashes(87, '-');
+  EXPECT_NE(txt.find(dashes + "\n                    RDMA_Write BW Test\n"
+                              " Dual-port       : OFF\t\tDevice         : mlx5_0\n"
+                              " Number of qps   : 2\t\tTransport type : IB\n"
+                              " Connection type : RC\t\tUsing SRQ      : OFF\n"),
+            std::string::npos)
+      << txt;
+  EXPECT_NE(txt.find(" TX depth        : 128\n"), std::string::npos);
+  EXPECT_NE(txt.find(" Mtu             : 4096[B]\n Link type       : Ethernet\n"), std::string::npos) << txt;
+  EXPECT_NE(txt.find(" rdma_cm QPs\t : OFF\n Data ex. method : Ethernet\n" + dashes + "\n #bytes"), std::string::npos)
+      << txt;
+  // On InfiniBand the link type says so; a READ test gives its outstanding reads instead of inline data.
+  auto ib = test::run_sim(pair_scenario("read_lat", ", sizes: [64B], iterations: 10"),
+                          {"fabric=infiniband", "switch.pfc.priorities=[]"});
+  const std::string ib_txt = report_files(*ib).at(0).second;
+  EXPECT_NE(ib_txt.find("                    RDMA_Read Latency Test\n"), std::string::npos) << ib_txt;
+  EXPECT_NE(ib_txt.find(" Link type       : IB\n Outstand reads  : 16\n"), std::string::npos) << ib_txt;
+  EXPECT_NE(ib_txt.find("no jitter is modelled"), std::string::npos);
+}
+
+TEST(Perftest, ASlowRateUsesPerftestsSixDecimalRow) {
+  // Below 0.1 Gb/s perftest prints REPORT_FMT_EXT: six decimals. 2 B messages one at a time, each fetched 1 us
+  // after its post: a few Mb/s.
+  auto bw =
+      test::run_sim(pair_scenario("write_bw", ", sizes: [2B], iterations: 50, tx_depth: 1"), {"nic.wqe_fetch=1us"});
+  const auto r = rows(*bw).at(0);
+  ASSERT_LT(r["bw_average_gbps"].get<double>(), 0.1);
+  EXPECT_NE(report_files(*bw).at(0).second.find(fmt::format("\n 2          50           {:<7.6f}            {:<7.6f}",
+                                                            r["bw_peak_gbps"].get<double>(),
+                                                            r["bw_average_gbps"].get<double>())),
+            std::string::npos)
+      << report_files(*bw).at(0).second;
+}
+
+TEST(Perftest, EverySizeOfAllFinishesWithTheScenariosStop) {
+  auto s = test::run_sim(test::slurp(std::string(ROCESIM_SOURCE_DIR) + "/scenarios/perftest.yaml"),
+                         {"workload.0.sizes=all", "workload.0.iterations=20"});
+  EXPECT_EQ(rows(*s).size(), 23u);
+  EXPECT_EQ(summary_json(*s, RunInfo{})["warnings"].size(), 0u);
+}
+
+TEST(Perftest, AStopBeforeTheLastSizeIsAWarningNamingTheSizesCut) {
+  auto s = test::run_sim(pair_scenario("write_lat", ", sizes: [64B, 1MiB, 4MiB], iterations: 100"), {"stop=1ms"});
+  const auto r = rows(*s);
+  ASSERT_EQ(r.size(), 1u);  // 64 B: 100 x ~4 us; 1 MiB: 100 x ~90 us, cut
+  const nlohmann::json w = summary_json(*s, RunInfo{})["warnings"];
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "workload.0 (ib_write_lat host0 -> host1): the run's stop came before sizes 1048576, 4194304 B were "
+            "done; raise stop");
 }
 
 TEST(Perftest, BadInputNamesTheKey) {

@@ -80,9 +80,11 @@ class Network {
   const Host& server(size_t i) const { return *hosts_[i]; }
   size_t num_servers() const { return hosts_.size(); }
   Host& server_of(uint32_t endpoint) { return *hosts_[endpoint_server_[endpoint]]; }
+  const Host& server_of(uint32_t endpoint) const { return *hosts_[endpoint_server_[endpoint]]; }
 
   size_t num_hosts() const { return nics_.size(); }
   int64_t mtu() const { return nic_params_.mtu; }
+  const NicParams& nic_params() const { return nic_params_; }
   Nic& nic(uint32_t host) { return *nics_[host]; }
   const std::vector<std::unique_ptr<Switch>>& switches() const { return switches_; }
   const std::vector<std::unique_ptr<Nic>>& nics() const { return nics_; }

@@ -163,7 +163,7 @@ class PerftestClient final : public Application {
   Row bw_row() const {
     Row r;
     r.bytes = sizes_[size_].count();
-    r.iterations = iters_;
+    r.iterations = iters_ * static_cast<int64_t>(qps_.size());  // perftest counts every QP's (num_of_calculated_iters)
     const double n = static_cast<double>(tcompleted_.size());
     const double span = (tcompleted_.back() - tposted_.front()).sec_f();
     r.bw_avg = static_cast<double>(r.bytes) * n * 8 / span / 1e9;
@@ -255,12 +255,28 @@ struct Pair {
 // perftest.txt and perftest.csv (the tables ib_write_bw and its kin print), and summary.json's perftest rows.
 class PerftestReport final : public Output {
  public:
-  PerftestReport(std::string test, Kind kind, std::vector<Pair> pairs, const Network& net, int64_t qps, int64_t depth)
-      : test_(std::move(test)), kind_(kind), pairs_(std::move(pairs)), qps_(qps), depth_(depth) {
+  PerftestReport(std::string test, Kind kind, std::vector<Pair> pairs, const Network& net, int64_t qps, int64_t depth,
+                 std::string workload, std::vector<Bytes> sizes)
+      : test_(std::move(test)),
+        kind_(kind),
+        pairs_(std::move(pairs)),
+        qps_(qps),
+        depth_(depth),
+        workload_(std::move(workload)),
+        sizes_(std::move(sizes)) {
     for (const Pair& p : pairs_) {
       names_.push_back({net.nics()[p.client]->name(), net.nics()[p.server]->name()});
       csv_names_.push_back({csv_field(names_.back().first), csv_field(names_.back().second)});
+      const Host& h = net.server_of(p.client);
+      for (size_t k = 0; k < h.num_nics(); ++k) {
+        if (h.endpoint(k) == p.client) {
+          devices_.push_back("mlx5_" + std::to_string(k));
+        }
+      }
     }
+    mtu_ = net.mtu();
+    infiniband_ = net.fabric() == wire::Fabric::kInfiniband;
+    max_rd_atomic_ = net.nic_params().max_rd_atomic;
   }
   OutputFiles files(const OutputContext&) override {
     static const std::string line(87, '-');
@@ -269,8 +285,12 @@ class PerftestReport final : public Output {
                          "t_max_us,t_typical_us,t_avg_us,t_stdev_us,p99_us,p999_us\n";
     for (size_t i = 0; i < pairs_.size(); ++i) {
       const auto& [cn, sn] = names_[i];
-      txt += fmt::format("# ib_{} (rocesim): client {} (host {}), server {} (host {}), {} QP(s), tx_depth {}\n", test_,
-                         cn, pairs_[i].client, sn, pairs_[i].server, qps_, depth_);
+      txt += fmt::format("# ib_{} (rocesim): client {} (host {}), server {} (host {}){}\n", test_, cn, pairs_[i].client,
+                         sn, pairs_[i].server,
+                         kind_ == Kind::kLat ? "; no jitter is modelled: on an idle path every iteration takes the "
+                                               "same time (t_min = t_max, t_stdev 0)"
+                                             : "");
+      txt += banner(i);
       txt += line + "\n";
       if (kind_ == Kind::kBw) {
         txt += " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n";
@@ -281,8 +301,12 @@ class PerftestReport final : public Output {
       }
       for (const Row& r : pairs_[i].app->rows()) {
         if (kind_ == Kind::kBw) {
-          txt += fmt::format(" {:<7}    {:<10}       {:<7.2f}            {:<7.2f}\t\t     {:<7.6f}\n", r.bytes,
-                             r.iterations, r.bw_peak, r.bw_avg, r.msg_rate);
+          // REPORT_FMT, or REPORT_FMT_EXT below 0.1 Gb/s (perftest 4.5, print_full_bw_report).
+          txt += r.bw_avg < 0.1
+                     ? fmt::format(" {:<7}    {}           {:<7.6f}            {:<7.6f}            {:<7.6f}\n", r.bytes,
+                                   r.iterations, r.bw_peak, r.bw_avg, r.msg_rate)
+                     : fmt::format(" {:<7}    {:<10}       {:<7.2f}            {:<7.2f}\t\t   {:<7.6f}\n", r.bytes,
+                                   r.iterations, r.bw_peak, r.bw_avg, r.msg_rate);
           csv += fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.6f},,,,,,,\n", test_, csv_names_[i].first,
                              csv_names_[i].second, r.bytes, r.iterations, r.bw_peak, r.bw_avg, r.msg_rate);
         } else {
@@ -325,7 +349,28 @@ class PerftestReport final : public Output {
         j.push_back(row);
       }
     }
-    return {{"perftest", j}};
+    nlohmann::json out = {{"perftest", j}};
+    if (const std::vector<std::string> cut = notes(); !cut.empty()) {
+      out["warnings"] = cut;
+    }
+    return out;
+  }
+  // Sizes the run's stop came before (perftest itself always runs every size).
+  std::vector<std::string> notes() const override {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < pairs_.size(); ++i) {
+      const size_t done = pairs_[i].app->rows().size();
+      if (pairs_[i].app->failure() || done >= sizes_.size()) {
+        continue;
+      }
+      std::string cut;
+      for (size_t k = done; k < sizes_.size(); ++k) {
+        cut += (cut.empty() ? "" : ", ") + std::to_string(sizes_[k].count());
+      }
+      out.push_back(fmt::format("{} (ib_{} {} -> {}): the run's stop came before sizes {} B were done; raise stop",
+                                workload_, test_, names_[i].first, names_[i].second, cut));
+    }
+    return out;
   }
 
  private:
@@ -335,6 +380,39 @@ class PerftestReport final : public Output {
   std::vector<std::pair<std::string, std::string>> names_;      // (client, server) per pair
   std::vector<std::pair<std::string, std::string>> csv_names_;  // the same as CSV fields
   int64_t qps_, depth_;
+  std::string workload_;
+  std::vector<Bytes> sizes_;
+  std::vector<std::string> devices_;  // per pair: the client's NIC as perftest's -d names it
+  int64_t mtu_ = 0, max_rd_atomic_ = 0;
+  bool infiniband_ = false;
+
+  // perftest's banner (ctx_print_test_info, perftest 4.5 as Debian 12 ships it): the test, the device, the queue
+  // pairs, MTU and link type, between two lines of dashes (the first is the caller's).
+  std::string banner(size_t pair) const {
+    static const std::string line(87, '-');
+    const std::string verb = test_.substr(0, test_.find('_'));
+    std::string t = line + "\n";
+    t += fmt::format("                    {} {} Test\n",
+                     verb == "write"  ? "RDMA_Write"
+                     : verb == "read" ? "RDMA_Read"
+                                      : "Send",
+                     kind_ == Kind::kBw ? "BW" : "Latency");
+    t += fmt::format(" Dual-port       : OFF\t\tDevice         : {}\n", devices_[pair]);
+    t += fmt::format(" Number of qps   : {}\t\tTransport type : IB\n", qps_);
+    t += " Connection type : RC\t\tUsing SRQ      : OFF\n";
+    t += " PCIe relax order: ON\n";
+    t += " ibv_wr* API     : ON\n";
+    t += fmt::format(" TX depth        : {}\n", depth_);
+    if (kind_ == Kind::kBw) {
+      t += " CQ Moderation   : 1\n";  // every work request signaled, as the model completes each
+    }
+    t += fmt::format(" Mtu             : {}[B]\n", mtu_);
+    t += fmt::format(" Link type       : {}\n", infiniband_ ? "IB" : "Ethernet");
+    t += verb == "read" ? fmt::format(" Outstand reads  : {}\n", max_rd_atomic_) : " Max inline data : 0[B]\n";
+    t += " rdma_cm QPs\t : OFF\n";
+    t += " Data ex. method : Ethernet\n";
+    return t;
+  }
 };
 
 // "0:1, 2:3" -> pairs; errors name the key.
@@ -474,7 +552,8 @@ WorkloadFlows generate_perftest(const YAML::Node& node, const ParseCtx& ctx, con
       ch.after(p.start, capp, 0);
       pr.app = c;
     }
-    return std::make_shared<PerftestReport>(p.test, kind, done, net, p.qps, p.tx_depth);
+    return std::make_shared<PerftestReport>(p.test, kind, done, net, p.qps, p.tx_depth,
+                                            "workload." + std::to_string(workload), p.sizes);
   };
   return out;
 }

@@ -23,6 +23,15 @@ class Workloads final : public Output {
     }
     return j;
   }
+  std::vector<std::string> notes() const override {
+    std::vector<std::string> out;
+    for (const auto& r : s_.reports()) {
+      for (std::string& n : r->notes()) {
+        out.push_back(std::move(n));
+      }
+    }
+    return out;
+  }
   OutputFiles files(const OutputContext& ctx) override {
     OutputFiles out;
     for (const auto& r : s_.reports()) {
