@@ -9,6 +9,7 @@
 #include "../test_util.hpp"
 #include "rocesim/collective/algorithm.hpp"
 #include "rocesim/collective/report.hpp"
+#include "rocesim/run/summary.hpp"
 
 namespace rocesim {
 namespace {
@@ -149,6 +150,34 @@ TEST(CollectiveAlgorithm, TreeAndHalvingDoublingCutTheLatencyOfSmallAllReduces) 
   EXPECT_GE(ring, base_us + 112 * 3.4);
   EXPECT_LE(tree, base_us + 14 * 3.4 + 6 * 10);
   EXPECT_LE(hd, base_us + 6 * 3.4 + 6 * 10);
+}
+
+TEST(Collective, TheSameBytesCrossTheGpusPcieLinksWithOrWithoutGpuDirectAndStagingCpuIsCounted) {
+  const auto use = [](bool gdr) {
+    auto sim =
+        run_sim(kTwoDgx, {"workload.0.sizes=[16MiB]", std::string("server.gpudirect=") + (gdr ? "true" : "false")});
+    const auto* r = dynamic_cast<const CollectiveReport*>(sim->reports().at(0).get());
+    return std::make_pair(server_use(*r->group(), sim->net()), summary_json(*sim, RunInfo{})["cpu"]);
+  };
+  const auto [gdr, gdr_cpu] = use(true);
+  const auto [staged, staged_cpu] = use(false);
+  ASSERT_EQ(gdr.size(), 2u);
+  double staging_s = 0;
+  for (size_t s = 0; s < 2; ++s) {
+    // Staged: every byte between servers is copied GPU <-> host memory across the GPU's PCIe link. GPUDirect: the
+    // NIC reads and writes the GPU's memory across the same link; only the credit messages' few bytes differ.
+    EXPECT_GT(staged[s].pcie_bytes, 0);
+    EXPECT_NEAR(gdr[s].pcie_bytes, staged[s].pcie_bytes, 0.01 * staged[s].pcie_bytes) << s;
+    EXPECT_EQ(gdr[s].host_memory_bytes, 0);
+    EXPECT_EQ(gdr[s].cpu, Time());
+    staging_s += staged[s].cpu.sec_f();
+  }
+  // summary.json's CPU has the staging copies' CPU time too.
+  EXPECT_GT(staging_s, 0);
+  EXPECT_DOUBLE_EQ(staged_cpu["staging_core_seconds"].get<double>(), staging_s);
+  EXPECT_NEAR(staged_cpu["core_seconds"].get<double>() - gdr_cpu["core_seconds"].get<double>(), staging_s,
+              1e-9 + 0.01 * staging_s);
+  EXPECT_DOUBLE_EQ(gdr_cpu["staging_core_seconds"].get<double>(), 0.0);
 }
 
 TEST(CollectiveAlgorithm, HalvingDoublingFoldsAGroupThatIsNotAPowerOfTwo) {

@@ -624,6 +624,16 @@ uint32_t Network::add_flow(const FlowSpec& spec) {
   return id;
 }
 
+std::vector<int64_t> Network::dma_payload() const {
+  std::vector<int64_t> out(nics_.size(), 0);
+  for (const FlowPath& c : conns_) {
+    const int64_t bytes = nics_[c.receiver]->delivered(c.recv_qpn);
+    out[c.sender] += bytes;
+    out[c.receiver] += bytes;
+  }
+  return out;
+}
+
 const std::vector<FlowRecord>& Network::flows() const {
   gather();
   return gathered_;

@@ -653,6 +653,7 @@ const std::vector<RankPlace>& group_ranks(const CollectiveGroup& g) { return g.l
 
 std::vector<ServerUse> server_use(const CollectiveGroup& g, const Network& net) {
   std::vector<ServerUse> out;
+  const std::vector<int64_t> dma = net.dma_payload();
   for (uint32_t s : g.layout.servers) {
     const Host& host = net.server(s);
     ServerUse u;
@@ -665,6 +666,12 @@ std::vector<ServerUse> server_use(const CollectiveGroup& g, const Network& net) 
     for (uint32_t gpu = 0; gpu < m.gpus(); ++gpu) {
       u.nvlink_bytes += carried[m.nvlink_out(gpu)];  // 0 without NVLink: no path holds it
       u.pcie_bytes += carried[m.gpu_pcie(gpu).first] + carried[m.gpu_pcie(gpu).second];
+    }
+    // With GPUDirect RDMA each NIC reads and writes its GPU's memory across that GPU's PCIe link.
+    if (m.params().gpudirect) {
+      for (size_t k = 0; k < host.num_nics(); ++k) {
+        u.pcie_bytes += static_cast<double>(dma[host.endpoint(k)]);
+      }
     }
     out.push_back(u);
   }
