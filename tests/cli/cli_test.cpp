@@ -361,6 +361,15 @@ TEST(Cli, ValidateParamsAndVersion) {
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_NE(r.out.find("events           about 55 (20 packet-hops, 1 messages)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("memory           about"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("run time         under a second on one thread"), std::string::npos) << r.out;
+    // The same message as perftest posts it: a ping-pong of one iteration is two messages of ten packets.
+    std::ofstream(d / "lat.yaml") << "topology: {type: star, hosts: 2}\nnic: {mtu: 4096}\n"
+                                     "workload: [{type: perftest, test: write_lat, sizes: [40960B], iterations: 2}]\n";
+    r = sh("validate " + (d / "lat.yaml").string());
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("valid (2 servers, 2 NICs, 1 switches)\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("perftest msgs    4 (0.0001638 GB of payload), one record each"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("events           about 220 (80 packet-hops, 4 messages)"), std::string::npos) << r.out;
   }
   r = sh("params switch.ecn");
   EXPECT_EQ(r.status, 0);

@@ -9,6 +9,17 @@
 namespace rocesim::cli {
 namespace {
 
+// 0.4 s, 12 s, 7 min, 3.2 h.
+std::string duration_text(double s) {
+  if (s < 60) {
+    return fmt::format("{:.2g} s", s);
+  }
+  if (s < 3600) {
+    return fmt::format("{:.2g} min", s / 60);
+  }
+  return fmt::format("{:.2g} h", s / 3600);
+}
+
 // A count to about two significant digits in words: "71 million", "150 thousand".
 std::string approximately(double n) {
   static constexpr std::pair<double, const char*> kScales[] = {
@@ -26,9 +37,14 @@ std::string approximately(double n) {
 int cmd_validate(const std::string& path, const std::vector<std::string>& sets, std::optional<int64_t> seed) {
   Simulation s(load(path, sets, seed));
   print_warnings(s);
-  fmt::print("{}: valid ({} servers, {} NICs, {} switches, {} flows)\n", printable(path), s.net().num_servers(),
-             s.net().num_hosts(), s.net().switches().size(), s.net().flows().size());
+  const size_t flows = s.net().flows().size();
+  fmt::print("{}: valid ({} servers, {} NICs, {} switches{})\n", printable(path), s.net().num_servers(),
+             s.net().num_hosts(), s.net().switches().size(), flows > 0 ? fmt::format(", {} flows", flows) : "");
   const ExpectedTraffic& e = s.net().expected();
+  if (e.perftest_messages > 0) {
+    fmt::print("  perftest msgs    {:.0f} ({:.4g} GB of payload), one record each (flows.csv)\n", e.perftest_messages,
+               e.perftest_bytes / 1e9);
+  }
   if (e.messages > 0) {
     fmt::print("  collective msgs  {:.0f} ({:.4g} GB of payload), kept {}\n", e.messages, e.bytes / 1e9,
                s.scenario().output.flows == "all" ? "one record each (flows.csv)"
@@ -47,16 +63,27 @@ int cmd_validate(const std::string& path, const std::vector<std::string>& sets, 
     all.packet_hops += packets * static_cast<double>(s.net().path(from, to, f.sport).size());
     all.messages += 1;
   }
+  all.messages += all.perftest_messages;
+  const double events = kEventsPerPacketHop * all.packet_hops + kEventsPerMessage * all.messages;
   if (all.messages > 0) {
-    fmt::print("  events           about {} ({:.3g} packet-hops, {:.3g} messages)\n",
-               approximately(kEventsPerPacketHop * all.packet_hops + kEventsPerMessage * all.messages), all.packet_hops,
-               all.messages);
+    fmt::print("  events           about {} ({:.3g} packet-hops, {:.3g} messages)\n", approximately(events),
+               all.packet_hops, all.messages);
   }
   const Scenario& sc = s.scenario();
   fmt::print("  memory           about {:.3g} GB{}\n", s.memory_estimate() / 1e9,
              sc.memory_limit > 0
                  ? fmt::format(" of the {:.3g} GB that {} leaves it", sc.memory_limit / 1e9, sc.memory_limit_source)
                  : "");
+  if (events > 0) {
+    // One thread runs 35 to 250 ns an event on the benchmark suite and the scaled all-reduces, more as the state
+    // the fabric holds grows (docs/performance.md, measured on a 2-core x86-64 VM); threads divide it by up to
+    // their count.
+    constexpr double kFastNs = 35, kSlowNs = 250;
+    const double fast = events * kFastNs * 1e-9, slow = events * kSlowNs * 1e-9;
+    fmt::print("  run time         {} on one thread (35-250 ns an event, as the benchmarks measured)\n",
+               slow < 1 ? std::string("under a second")
+                        : fmt::format("about {} to {}", duration_text(fast), duration_text(slow)));
+  }
   return 0;
 }
 

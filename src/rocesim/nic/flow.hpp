@@ -51,12 +51,15 @@ struct FlowSpec {
 // What the applications installed on a network will post, estimated before the run (for memory and validate):
 // messages, their payload bytes, and the records they take when grouped per call and queue pair.
 struct ExpectedTraffic {
-  double messages = 0, bytes = 0, groups = 0;
+  double messages = 0, bytes = 0, groups = 0;  // collective messages, their payload, their records per call and QP
+  double perftest_messages = 0, perftest_bytes = 0;  // perftest's messages (a record each) and their payload
   double packet_hops = 0;  // data packets times the links each crosses (on its ECMP path of the idle fabric)
   ExpectedTraffic& operator+=(const ExpectedTraffic& o) {
     messages += o.messages;
     bytes += o.bytes;
     groups += o.groups;
+    perftest_messages += o.perftest_messages;
+    perftest_bytes += o.perftest_bytes;
     packet_hops += o.packet_hops;
     return *this;
   }

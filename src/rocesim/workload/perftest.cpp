@@ -552,6 +552,20 @@ WorkloadFlows generate_perftest(const YAML::Node& node, const ParseCtx& ctx, con
       ch.after(p.start, capp, 0);
       pr.app = c;
     }
+    // What the test will post, for `rocesim validate`: every size's iterations on every QP of every pair, and a
+    // ping-pong's replies.
+    ExpectedTraffic e;
+    const double per_size =
+        static_cast<double>(p.iterations * p.qps) * (kind == Kind::kLat && op != RdmaOp::kRead ? 2 : 1);
+    for (const Pair& pr : done) {
+      const auto hops = static_cast<double>(net.path(pr.client, pr.server, 0).size());
+      for (Bytes b : p.sizes) {
+        e.perftest_messages += per_size;
+        e.perftest_bytes += per_size * static_cast<double>(b.count());
+        e.packet_hops += per_size * static_cast<double>((b.count() + net.mtu() - 1) / net.mtu()) * hops;
+      }
+    }
+    net.expect(e);
     return std::make_shared<PerftestReport>(p.test, kind, done, net, p.qps, p.tx_depth,
                                             "workload." + std::to_string(workload), p.sizes);
   };
