@@ -19,6 +19,16 @@
 
 namespace rocesim::test {
 
+// 2 x dgx-h100 on 8 rails of 400G (one leaf per rail, 2 spines): non-blocking; no workload.
+inline constexpr const char* kTwoDgxFabric = R"(
+stop: 100ms
+topology: {type: leaf-spine, rail: true, nics_per_host: 8, leaves: 8, servers_per_leaf: 2, spines: 2,
+           host_link: {rate: 400Gbps, delay: 1us}, fabric_link: {rate: 400Gbps, delay: 1us}}
+server: {preset: dgx-h100}
+switch: {buffer: 64MB, pfc: {priorities: [3]}}
+nic: {cc: dcqcn, mtu: 4096}
+)";
+
 inline std::unique_ptr<Simulation> make_sim(const std::string& yaml, const std::vector<std::string>& sets = {}) {
   return std::make_unique<Simulation>(parse_scenario(yaml, "test.yaml", ".", sets));
 }

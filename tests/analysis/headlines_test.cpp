@@ -67,13 +67,7 @@ TEST(Headlines, FlowWorkloadsKeepTheirFctLines) {
 }
 
 TEST(Headlines, BesideACollectiveOnlyTheFlowWorkloadHasFctLines) {
-  auto s = test::run_sim(R"(
-stop: 20ms
-topology: {type: leaf-spine, rail: true, nics_per_host: 8, leaves: 8, servers_per_leaf: 2, spines: 2,
-           host_link: {rate: 400Gbps, delay: 1us}, fabric_link: {rate: 400Gbps, delay: 1us}}
-server: {preset: dgx-h100}
-switch: {buffer: 64MB, pfc: {priorities: [3]}}
-nic: {cc: dcqcn, mtu: 4096}
+  auto s = test::run_sim(std::string(test::kTwoDgxFabric) + R"(
 workload:
   - {type: training, iterations: 2, compute: 100us, overlap: 0, collectives: "all_reduce:4MiB"}
   - {type: incast, receiver: 0, senders: [8, 9], size: 100KB, priority: 3}

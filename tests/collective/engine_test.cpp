@@ -15,14 +15,8 @@ namespace rocesim {
 namespace {
 using namespace test;
 
-// 2 x dgx-h100 on 8 rails of 400G (one leaf per rail, 2 spines): non-blocking.
-constexpr const char* kTwoDgx = R"(
-stop: 100ms
-topology: {type: leaf-spine, rail: true, nics_per_host: 8, leaves: 8, servers_per_leaf: 2, spines: 2,
-           host_link: {rate: 400Gbps, delay: 1us}, fabric_link: {rate: 400Gbps, delay: 1us}}
-server: {preset: dgx-h100}
-switch: {buffer: 64MB, pfc: {priorities: [3]}}
-nic: {cc: dcqcn, mtu: 4096}
+// kTwoDgxFabric with a 512 MiB all-reduce.
+const std::string kTwoDgx = std::string(kTwoDgxFabric) + R"(
 workload:
   - {type: collective, op: all_reduce, sizes: [512MiB], placement: out_of_place}
 )";
@@ -216,13 +210,7 @@ workload:
 
 // Two dgx-h100 servers train: 200 us of compute a step, then one 4 MiB all-reduce.
 std::unique_ptr<Simulation> two_dgx_training(const std::string& overlap) {
-  return run_sim(R"(
-stop: 50ms
-topology: {type: leaf-spine, rail: true, nics_per_host: 8, leaves: 8, servers_per_leaf: 2, spines: 2,
-           host_link: {rate: 400Gbps, delay: 1us}, fabric_link: {rate: 400Gbps, delay: 1us}}
-server: {preset: dgx-h100}
-switch: {buffer: 64MB, pfc: {priorities: [3]}}
-nic: {cc: dcqcn, mtu: 4096}
+  return run_sim(std::string(kTwoDgxFabric) + R"(
 workload:
   - {type: training, iterations: 3, compute: 200us, overlap: )" +
                  overlap + R"(, collectives: "all_reduce:4MiB"}
