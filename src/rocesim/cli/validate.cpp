@@ -11,13 +11,14 @@ namespace {
 
 // 0.4 s, 12 s, 7 min, 3.2 h.
 std::string duration_text(double s) {
+  const auto digits = [](double v) { return v >= 10 ? fmt::format("{:.0f}", v) : fmt::format("{:.2g}", v); };
   if (s < 60) {
-    return fmt::format("{:.2g} s", s);
+    return digits(s) + " s";
   }
   if (s < 3600) {
-    return fmt::format("{:.2g} min", s / 60);
+    return digits(s / 60) + " min";
   }
-  return fmt::format("{:.2g} h", s / 3600);
+  return digits(s / 3600) + " h";
 }
 
 // A count to about two significant digits in words: "71 million", "150 thousand".

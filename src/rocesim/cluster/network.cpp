@@ -624,12 +624,16 @@ uint32_t Network::add_flow(const FlowSpec& spec) {
   return id;
 }
 
-std::vector<int64_t> Network::dma_payload() const {
+std::vector<int64_t> Network::dma_payload(uint16_t workload) const {
   std::vector<int64_t> out(nics_.size(), 0);
-  for (const FlowPath& c : conns_) {
-    const int64_t bytes = nics_[c.receiver]->delivered(c.recv_qpn);
-    out[c.sender] += bytes;
-    out[c.receiver] += bytes;
+  gather();
+  for (const auto* records : {&gathered_, &grouped_}) {
+    for (const FlowRecord& r : *records) {
+      if (r.spec.workload == workload) {
+        out[r.spec.src] += r.delivered;
+        out[r.spec.dst] += r.delivered;
+      }
+    }
   }
   return out;
 }

@@ -108,9 +108,9 @@ class Network {
     Transport transport = Transport::kRdma;
   };
   FlowPath flow_path(uint32_t id) const { return conns_[flow_conn_[id]]; }
-  // Per endpoint: payload its NIC's DMA moved, read for sending plus written on receiving, counted as what the
-  // receiving half took in order (a retransmission's second read is not counted).
-  std::vector<int64_t> dma_payload() const;
+  // Per endpoint: payload of workload `workload`'s messages its NIC's DMA moved, read for sending plus written on
+  // receiving, counted as what the receiver took (a retransmission's second read is not counted).
+  std::vector<int64_t> dma_payload(uint16_t workload) const;
   size_t setup_flows() const { return flow_conn_.size(); }
   // The packet pool of the partition that runs graph node `node` (the first partition's by default).
   PacketPool& pool(uint32_t node = 0) { return engine_.pool(engine_.partition_of(node)); }

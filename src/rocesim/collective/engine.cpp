@@ -20,6 +20,7 @@ class CollectiveGroup {
   Time memcpy_latency;
   std::array<std::shared_ptr<const CollectiveAlgorithm>, 5> by_op;  // the algorithm each operation runs
   size_t instances = 0;
+  uint16_t workload = 0;                   // the scenario's workload it runs
   std::vector<const CollectiveApp*> apps;  // per server of the group, for results
 };
 
@@ -537,6 +538,7 @@ std::shared_ptr<const CollectiveGroup> install_collectives(Network& net, const s
                                                            uint16_t workload) {
   auto g = std::make_shared<CollectiveGroup>(ranks);
   g->proto = proto;
+  g->workload = workload;
   const Host& first = net.server(ranks.front().server);
   g->gpudirect = first.model().params().gpudirect;
   g->memcpy_latency = first.model().params().memcpy_latency;
@@ -653,7 +655,7 @@ const std::vector<RankPlace>& group_ranks(const CollectiveGroup& g) { return g.l
 
 std::vector<ServerUse> server_use(const CollectiveGroup& g, const Network& net) {
   std::vector<ServerUse> out;
-  const std::vector<int64_t> dma = net.dma_payload();
+  const std::vector<int64_t> dma = net.dma_payload(g.workload);
   for (uint32_t s : g.layout.servers) {
     const Host& host = net.server(s);
     ServerUse u;

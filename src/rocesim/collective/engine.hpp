@@ -69,8 +69,9 @@ std::vector<PhaseEnd> phase_ends(const CollectiveGroup& g, size_t phases);
 size_t group_size(const CollectiveGroup& g);
 const ProtocolParams& group_protocol(const CollectiveGroup& g);
 const std::vector<RankPlace>& group_ranks(const CollectiveGroup& g);
-// Per server of the group: (server index, CPU time, bytes through host memory, bytes over NVLink, bytes over PCIe
-// device links).
+// Per server of the group: (server index, CPU time, bytes through host memory, bytes over NVLink, bytes over the
+// GPUs' PCIe links: staging copies, and with GPUDirect RDMA what the NICs moved to and from GPU memory for the
+// group's workload).
 struct ServerUse {
   uint32_t server = 0;
   Time cpu;

@@ -47,7 +47,9 @@ std::vector<CollectiveReport::StepRow> CollectiveReport::step_rows() const {
     row.end = ends[i].last;
     row.compute = steps_->compute;
     const size_t first = i * steps_->calls_per_step, last = first + steps_->calls_per_step - 1;
-    row.communication = last < t.size() ? t[last].end - t[first].start : Time();
+    // Ranks that ended the previous step early start its collectives early; that wait is not communication.
+    const Time from_here = std::max(t[first].start, row.start + steps_->compute - steps_->beside);
+    row.communication = last < t.size() ? t[last].end - from_here : Time();
     from = row.end;
     out.push_back(row);
   }
@@ -167,8 +169,9 @@ std::string CollectiveReport::nccl_tests_text() const {
   t += fmt::format(
       "# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}({}) warmup iters: {} iters: {} agg iters: 1 validation: 1 "
       "graph: 0\n#\n",
-      l.sizes.front().count(), l.sizes.back().count(), l.step_factor > 1 ? l.step_factor : l.step_bytes.count(),
-      l.step_factor > 1 ? "factor" : "bytes", l.warmup, l.iterations);
+      std::ranges::min(l.sizes).count(), std::ranges::max(l.sizes).count(),
+      l.step_factor > 1 ? l.step_factor : l.step_bytes.count(), l.step_factor > 1 ? "factor" : "bytes", l.warmup,
+      l.iterations);
   t += "# Using devices\n";
   const std::vector<RankPlace>& ranks = group_ranks(*g_);
   for (size_t r = 0; r < ranks.size(); ++r) {
@@ -208,8 +211,8 @@ std::string CollectiveReport::nccl_tests_text() const {
 }
 
 nlohmann::json CollectiveReport::summary(const RunInfo&) const {
-  // Per operation: the calls that completed and their mean time and bandwidths (over an nccl-tests table's sizes,
-  // as its "Avg bus bandwidth"; else over the instances).
+  // Per operation: the calls that completed and their mean time and bandwidths (over an nccl-tests table's sizes
+  // and placements, as its "Avg bus bandwidth"; else over the instances).
   struct Mean {
     size_t calls = 0;
     double time_us = 0, algbw = 0, busbw = 0;
@@ -239,6 +242,9 @@ nlohmann::json CollectiveReport::summary(const RunInfo&) const {
     for (const SizeRow& r : size_rows()) {
       const Timing& m = r.first();
       rows.push_back(row_of(table_->op, r.bytes, m.complete, m.time_us, m.algbw));
+      if (r.out_of_place && r.in_place && r.in_place->complete) {  // both placements in the means, as nccl-tests
+        row_of(table_->op, r.bytes, true, r.in_place->time_us, r.in_place->algbw);
+      }
     }
   } else {
     const std::vector<InstanceTimes> t = instance_times(*g_);

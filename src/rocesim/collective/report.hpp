@@ -28,11 +28,11 @@ class CollectiveReport final : public Output {
     uint32_t root = 0;
     std::string algorithm;  // all-reduce's
   };
-  // A training loop: `iterations` steps, each `calls_per_step` instances and `compute` of GPU work (the part
-  // beside the collectives included), the first from `start`.
+  // A training loop: `iterations` steps, each `calls_per_step` instances and `compute` of GPU work (`beside` of
+  // it next to the collectives), the first from `start`.
   struct Steps {
     size_t iterations = 0, calls_per_step = 0;
-    Time compute, start;
+    Time compute, beside, start;
   };
   CollectiveReport(std::string workload, std::shared_ptr<const CollectiveGroup> g, std::vector<CollectiveCall> calls,
                    const Network& net, std::optional<Layout> table, std::optional<Steps> steps = std::nullopt);
@@ -53,8 +53,9 @@ class CollectiveReport final : public Output {
   // The nccl-tests table's rows (computed after the run).
   std::vector<SizeRow> size_rows() const;
   // A training step: from the previous step's end (the last rank's; `Steps::start` for the first) to the last
-  // rank's end of this one. Communication: from its first collective's start (the earliest rank's) to its last
-  // one's end (the latest rank's); exposed: the step's time beyond its compute, the communication no compute hid.
+  // rank's end of this one. Communication: from its first collective's start (the earliest rank's, but not before
+  // the last rank could start it: the step's start plus the compute before the collectives) to its last one's end
+  // (the latest rank's); exposed: the step's time beyond its compute, the communication no compute hid.
   struct StepRow {
     Time start, end, compute, communication;
     bool complete = false;

@@ -387,7 +387,7 @@ class PerftestReport final : public Output {
   bool infiniband_ = false;
 
   // perftest's banner (ctx_print_test_info, perftest 4.5 as Debian 12 ships it): the test, the device, the queue
-  // pairs, MTU and link type, between two lines of dashes (the first is the caller's).
+  // pairs, MTU and link type, after a line of dashes (the caller adds the one that closes it).
   std::string banner(size_t pair) const {
     static const std::string line(87, '-');
     const std::string verb = test_.substr(0, test_.find('_'));
