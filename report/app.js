@@ -75,22 +75,200 @@
     return tables.length === 1 ? tables[0] : uPlot.join(tables);
   }
 
+  // Whether a run's flow completion times answer a question: they do for flow workloads (summary.json
+  // workloads[].fct), not for the messages of a perftest, a collective or a training loop.
+  function reportsFct(r) {
+    const ws = get(r.summary, "workloads");
+    return !Array.isArray(ws) || ws.length === 0 || ws.some((w) => w.fct);
+  }
+
   function summarySection() {
     const scen = runs.map((r) => get(r.summary, "scenario.name")).join(", ");
+    const fct = runs.some(reportsFct);
+    const what = fct ? "flows" : "messages";
+    const ib = runs.some((r) => get(r.summary, "credits") !== undefined);
+    const eth = runs.some((r) => get(r.summary, "credits") === undefined);
     return section("numbers", "Run summary",
       el("p", {}, "Scenario: " + scen + ". Simulated " +
         runs.map((r) => fmt(get(r.summary, "sim_time_ns"), "us")).join(", ") + "."),
       metricTable([
-        ["flows", "flows.total"], ["completed", "flows.completed"], ["unfinished", "flows.unfinished"],
+        [what, "flows.total"], ["completed", "flows.completed"], ["unfinished", "flows.unfinished"],
         ["failed", "flows.failed"],
-        ["FCT slowdown p50", "fct_slowdown.p50", "x"], ["FCT slowdown p95", "fct_slowdown.p95", "x"],
-        ["FCT slowdown p99", "fct_slowdown.p99", "x"],
-        ["FCT p50", "fct_ns.p50", "us"], ["FCT p99", "fct_ns.p99", "us"], ["FCT max", "fct_ns.max", "us"],
+        ...(fct ? [["FCT slowdown p50", "fct_slowdown.p50", "x"], ["FCT slowdown p95", "fct_slowdown.p95", "x"],
+          ["FCT slowdown p99", "fct_slowdown.p99", "x"],
+          ["FCT p50", "fct_ns.p50", "us"], ["FCT p99", "fct_ns.p99", "us"], ["FCT max", "fct_ns.max", "us"]] : []),
         ["drops", "drops.total"], ["lossless drops", "drops.lossless"],
-        ["PFC pause frames", "pfc.pause_frames"], ["PFC resume frames", "pfc.resume_frames"],
-        ["ECN marked", "ecn.marked"], ["CNPs sent", "cnp.sent"], ["retransmits", "transport.retransmits"],
+        ...(eth ? [["PFC pause frames", "pfc.pause_frames"], ["PFC resume frames", "pfc.resume_frames"]] : []),
+        ...(ib ? [["credit waits", "credits.wait_ns", "us"], ["lanes waiting", "credits.lanes_waiting"]] : []),
+        [ib && !eth ? "FECN marked" : "ECN marked", "ecn.marked"], [ib && !eth ? "BECNs sent" : "CNPs sent", "cnp.sent"],
+        ["retransmits", "transport.retransmits"],
         ["timeouts", "transport.timeouts"], ["events", "events"], ["wall time", "wall_time_s", "s"],
       ]));
+  }
+
+  // A cell holding a number, with its key and run for readers and tests.
+  function numCell(key, run, v, text) {
+    return el("td", { "data-key": key, "data-run": run, "data-value": JSON.stringify(v === undefined ? null : v) },
+      text === undefined ? fmt(v) : text);
+  }
+
+  function num(v, digits) {
+    return v === undefined || v === null ? "–" : v.toLocaleString("en", { maximumFractionDigits: digits,
+      minimumFractionDigits: digits });
+  }
+
+  function table(id, heads, rows) {
+    return el("table", { class: "metrics", id: id }, el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", {}, h)))),
+      el("tbody", {}, ...rows));
+  }
+
+  const STEP_PARTS = [["compute_only", "compute alone", "#b0b7bf"], ["overlapped", "communication beside compute",
+    "#4c8bd6"], ["exposed", "exposed communication", "#d62728"]];
+  const MAX_STEP_BARS = 200;
+
+  // A training loop's steps as horizontal bars: compute alone, the communication that ran beside it, and the
+  // communication the step waited for (its exposed part). A bar is as long as its step.
+  function stepBars(t, run, k) {
+    const steps = t.steps.slice(0, MAX_STEP_BARS);
+    const parts = steps.map((s) => {
+      const overlapped = Math.max(0, Math.min(s.compute_us, s.communication_us - s.exposed_us));
+      return { compute_only: s.compute_us - overlapped, overlapped: overlapped, exposed: s.exposed_us };
+    });
+    const longest = Math.max(1e-9, ...steps.map((s) => s.time_us));
+    const ns = "http://www.w3.org/2000/svg";
+    const W = 1000, L = 70, R = 20, row = 22, top = 10, H = top + row * steps.length + 40;
+    const scale = (W - L - R) / longest;
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+    svg.setAttribute("class", "steps");
+    svg.setAttribute("id", "steps-" + run + "-" + k);
+    svg.setAttribute("data-steps", steps.length);
+    const text = (x, y, s, anchor) => {
+      const e = document.createElementNS(ns, "text");
+      e.setAttribute("x", x); e.setAttribute("y", y);
+      e.setAttribute("text-anchor", anchor || "start");
+      e.textContent = s;
+      svg.append(e);
+    };
+    steps.forEach((s, i) => {
+      const y = top + row * i;
+      text(L - 8, y + row * 0.65, "step " + i, "end");
+      let x = L;
+      for (const [part, label, colour] of STEP_PARTS) {
+        const v = parts[i][part];
+        const r = document.createElementNS(ns, "rect");
+        r.setAttribute("x", x); r.setAttribute("y", y + 3);
+        r.setAttribute("width", Math.max(0, v * scale)); r.setAttribute("height", row - 6);
+        r.setAttribute("fill", colour);
+        r.setAttribute("data-step", i); r.setAttribute("data-part", part); r.setAttribute("data-value", v);
+        const title = document.createElementNS(ns, "title");
+        title.textContent = "step " + i + ": " + label + " " + num(v, 1) + " µs (step " + num(s.time_us, 1) + " µs)";
+        r.append(title);
+        svg.append(r);
+        x += v * scale;
+      }
+    });
+    const axisY = top + row * steps.length + 16;
+    for (let q = 0; q <= 4; ++q) {
+      text(L + (W - L - R) * q / 4, axisY, num(longest * q / 4, longest >= 100 ? 0 : 1) + (q === 4 ? " µs" : ""),
+        q === 0 ? "start" : q === 4 ? "end" : "middle");
+    }
+    return svg;
+  }
+
+  function trainingView(t, run, k) {
+    const box = el("div", { class: "training" });
+    box.append(el("h4", {}, "Training " + t.workload + ": " + t.steps_done + " of " + t.iterations + " steps on " +
+      t.ranks + " ranks"));
+    box.append(table("training-" + run + "-" + k, ["step time", "compute", "communication", "exposed", "hidden"], [
+      el("tr", {}, numCell("mean_time_us", run, t.mean_time_us, num(t.mean_time_us, 1) + " µs"),
+        numCell("compute_us", run, t.compute_us, num(t.compute_us, 1) + " µs"),
+        numCell("mean_communication_us", run, t.mean_communication_us, num(t.mean_communication_us, 1) + " µs"),
+        numCell("mean_exposed_us", run, t.mean_exposed_us, num(t.mean_exposed_us, 1) + " µs"),
+        numCell("hidden", run, t.hidden, num(100 * t.hidden, 1) + " %"))]));
+    if (t.steps.length === 0) {
+      box.append(el("p", {}, "No step finished before the run stopped."));
+      return box;
+    }
+    box.append(el("p", { class: "legend" }, ...STEP_PARTS.flatMap(([, label, colour]) =>
+      [el("span", { style: "color:" + colour }, "■"), " " + label + "  "])));
+    box.append(stepBars(t, run, k));
+    if (t.steps.length > MAX_STEP_BARS) {
+      box.append(el("p", {}, "The first " + MAX_STEP_BARS + " of " + t.steps.length + " steps are drawn."));
+    }
+    return box;
+  }
+
+  function collectivesView(r, run) {
+    const box = el("div", { class: "collectives" });
+    const ops = get(r.summary, "collectives_by_op") || [];
+    box.append(el("h4", {}, "Collectives: the mean per operation"));
+    box.append(table("collectives-" + run, ["workload", "operation", "calls", "algorithm", "protocol", "time",
+      "algbw", "busbw"], ops.map((o) => el("tr", {}, el("td", {}, o.workload), el("td", {}, o.op),
+      numCell("calls", run, o.calls), el("td", {}, o.algorithm), el("td", {}, o.protocol),
+      numCell("time_us", run, o.time_us, num(o.time_us, 2) + " µs"),
+      numCell("algbw_GBps", run, o.algbw_GBps, num(o.algbw_GBps, 2) + " GB/s"),
+      numCell("busbw_GBps", run, o.busbw_GBps, num(o.busbw_GBps, 2) + " GB/s")))));
+    // Bus bandwidth against size when a workload swept sizes (nccl-tests).
+    const bySize = new Map();
+    for (const c of get(r.summary, "collectives") || []) {
+      if (!c.complete) continue;
+      const key = c.workload + " " + c.op;
+      const m = bySize.get(key) || new Map();
+      const b = m.get(c.bytes) || [0, 0];
+      m.set(c.bytes, [b[0] + c.busbw_GBps, b[1] + 1]);
+      bySize.set(key, m);
+    }
+    const swept = [...bySize.entries()].filter(([, m]) => m.size > 1);
+    if (swept.length) {
+      const holder = el("div", { class: "chart", id: "busbw-" + run, "data-series": swept.length });
+      box.append(holder);
+      const tables = swept.map(([, m]) => {
+        const xs = [...m.keys()].sort((a, b) => a - b);
+        return [xs, xs.map((x) => m.get(x)[0] / m.get(x)[1])];
+      });
+      queue.push(() => chart(holder, {
+        title: (runs.length > 1 ? r.name + ": " : "") + "bus bandwidth by size",
+        scales: { x: { time: false, distr: 3 } },
+        axes: [{ label: "bytes", values: (u, ticks) => ticks.map((t) => fmtBytes(t)) }, { label: "busbw (GB/s)" }],
+        series: [{ label: "bytes" }, ...swept.map(([name], i) => ({ label: name, stroke: colour(i), width: 2,
+          spanGaps: true, points: { show: true } }))],
+      }, joined(tables)));
+    }
+    return box;
+  }
+
+  function perftestView(r, run) {
+    const rows = get(r.summary, "perftest") || [];
+    const bw = rows.length > 0 && rows[0].bw_peak_gbps !== undefined;
+    const heads = ["test", "client", "server", "bytes", "iterations",
+      ...(bw ? ["peak Gb/s", "average Gb/s", "Mpps"] : ["typical µs", "average µs", "p99 µs", "p99.9 µs"])];
+    const keys = bw ? [["bw_peak_gbps", 2], ["bw_average_gbps", 2], ["msg_rate_mpps", 6]]
+      : [["t_typical_us", 2], ["t_avg_us", 2], ["p99_us", 2], ["p999_us", 2]];
+    const box = el("div", { class: "perftest" });
+    box.append(el("h4", {}, "perftest"));
+    box.append(table("perftest-" + run, heads, rows.map((p, i) => el("tr", { "data-row": i }, el("td", {}, p.test),
+      el("td", {}, p.client), el("td", {}, p.server), numCell("bytes", run, p.bytes), numCell("iterations", run,
+        p.iterations), ...keys.map(([k, d]) => numCell(k, run, p[k], num(p[k], d)))))));
+    return box;
+  }
+
+  // What each workload exists for, ahead of the fabric's numbers: a training loop's steps, a collective's time and
+  // bandwidth, perftest's table.
+  function workloadsSection() {
+    const has = (r) => get(r.summary, "training") || get(r.summary, "collectives_by_op") || get(r.summary, "perftest");
+    if (!runs.some(has)) {
+      return "";
+    }
+    const s = section("workloads", "Workloads");
+    runs.forEach((r, i) => {
+      if (!has(r)) return;
+      if (runs.length > 1) s.append(el("h3", { style: "color:" + colour(i) }, r.name));
+      (get(r.summary, "training") || []).forEach((t, k) => s.append(trainingView(t, i, k)));
+      if (get(r.summary, "collectives_by_op")) s.append(collectivesView(r, i));
+      if (get(r.summary, "perftest")) s.append(perftestView(r, i));
+    });
+    return s;
   }
 
   function dropsSection() {
@@ -282,7 +460,7 @@
   }
 
   function victimsSection() {
-    const s = section("victims", "Most paused ports and most slowed flows");
+    const s = section("victims", runs.some(reportsFct) ? "Most paused ports and most slowed flows" : "Most paused ports");
     runs.forEach((r, i) => {
       s.append(el("h3", {}, r.name));
       if (r.top_ports.length) {
@@ -294,7 +472,7 @@
       } else {
         s.append(el("p", {}, "No port was paused."));
       }
-      if (r.top_flows.length) {
+      if (r.top_flows.length && reportsFct(r)) {
         s.append(el("table", { class: "metrics", id: "top-flows-" + i },
           el("thead", {}, el("tr", {}, ...["flow", "from", "to", "size", "FCT", "slowdown"].map((h) => el("th", {}, h)))),
           el("tbody", {}, ...r.top_flows.map((f) => el("tr", {}, el("td", {}, f.flow_id), el("td", {}, f.src),
@@ -315,7 +493,8 @@
   app.append(el("h1", {}, "rocesim report"),
     el("p", { class: "runs" }, ...runs.flatMap((r, i) => [el("span", { style: "color:" + colour(i) }, "■ " + r.name), " "])),
     data.note ? el("p", { class: "note", id: "note" }, data.note) : "",
-    summarySection(), bucketsSection(), cdfSection(), timeseriesSection(), topologySection(), victimsSection(),
+    workloadsSection(), summarySection(), ...(runs.some(reportsFct) ? [bucketsSection(), cdfSection()] : []),
+    timeseriesSection(), topologySection(), victimsSection(),
     dropsSection(), scenarioSection(),
     el("p", { class: "footer" }, "rocesim " + data.version + "; charts by uPlot."));
   queue.forEach((f) => f());

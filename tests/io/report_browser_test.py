@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """report.html in a real browser: runs a scenario, opens its report in headless Chromium, and checks that the page
-rendered without console errors and that its tables and charts hold the run's numbers; then the same for an
-overlay of two runs (`rocesim report`). Keeps screenshots in --artifacts.
+rendered without console errors and that its tables and charts hold the run's numbers; then a training loop's
+step bars and a perftest table; then an overlay of two runs (`rocesim report`). Keeps screenshots in --artifacts.
 
 Usage: report_browser_test.py --binary build/rocesim --source . --artifacts build/test-artifacts
 """
@@ -30,7 +30,7 @@ class Dom(HTMLParser):
     def handle_starttag(self, tag, attrs):
         e = [tag, dict(attrs), ""]
         self.elements.append(e)
-        if tag not in ("br", "img", "input", "meta", "link", "line", "circle"):
+        if tag not in ("br", "img", "input", "meta", "link", "line", "circle", "rect"):
             self.stack.append(e)
 
     def handle_endtag(self, tag):
@@ -113,6 +113,49 @@ def check_run(d, run, summary, flows_completed):
           f"run {run}: the FCT CDF does not hold {flows_completed} flows")
 
 
+def cells(d, table_id, key):
+    """The data-value of every cell of table `table_id` holding `key`, in row order."""
+    inside, out = False, []
+    for tag, a, _ in d.elements:
+        if tag == "table":
+            inside = a.get("id") == table_id
+        elif inside and a.get("data-key") == key:
+            out.append(json.loads(a["data-value"]))
+    return out
+
+
+def check_training(d, summary):
+    """The training view: its table holds summary.json's means, and each step's bar is compute alone, the
+    communication beside compute and the exposed communication, adding up to the step's time."""
+    t = summary["training"][0]
+    for key in ("mean_time_us", "compute_us", "mean_communication_us", "mean_exposed_us", "hidden"):
+        got = cells(d, "training-0-0", key)
+        check(len(got) == 1 and close(got[0], t[key]), f"training table {key} shows {got}, summary.json has {t[key]}")
+    svg = d.find(id="steps-0-0")
+    check(len(svg) == 1 and svg[0][1].get("data-steps") == str(len(t["steps"])),
+          f"no bar chart of the {len(t['steps'])} steps")
+    for i, s in enumerate(t["steps"]):
+        part = {}
+        for e in d.find(**{"data-step": str(i)}):
+            part[e[1]["data-part"]] = float(e[1]["data-value"])
+        overlapped = s["communication_us"] - s["exposed_us"]
+        check(close(part.get("exposed"), s["exposed_us"]), f"step {i}: exposed bar {part.get('exposed')}")
+        check(close(part.get("overlapped"), overlapped), f"step {i}: overlapped bar {part.get('overlapped')}")
+        check(abs(sum(part.values()) - s["time_us"]) < 1e-6, f"step {i}: bars add up to {sum(part.values())}, "
+              f"the step took {s['time_us']} us")
+    ops = summary["collectives_by_op"]
+    check(cells(d, "collectives-0", "busbw_GBps") == [o["busbw_GBps"] for o in ops],
+          "the collectives table does not hold collectives_by_op's busbw")
+    check(not d.find(id="cdf-fct_ns") and not d.find(id="top-flows-0"),
+          "a training run's page shows FCTs of its messages")
+
+
+def check_perftest(d, summary):
+    rows = summary["perftest"]
+    for key in ("bytes", "bw_peak_gbps", "bw_average_gbps", "msg_rate_mpps"):
+        check(cells(d, "perftest-0", key) == [r[key] for r in rows], f"perftest table {key} is not summary.json's")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -143,6 +186,21 @@ def main():
         check(len(ts) == 1, "no queue depth chart for the sampled port")
         top = [e for e in d.elements if e[1].get("id") == "top-ports-0"]
         check(len(top) == 1, "no table of the most paused ports")
+
+        # A training loop whose communication is partly exposed (1 ms of compute, 0.5 ms of it beside an
+        # all-reduce of about 0.75 ms), and a perftest bandwidth run.
+        train = os.path.join(tmp, "train")
+        subprocess.run([a.binary, "run", os.path.join(a.source, "scenarios", "training-step.yaml"), "-q", "-o", train,
+                        "--set", "workload.0.compute=1ms"], check=True)
+        summary = json.load(open(os.path.join(train, "summary.json")))
+        check(summary["training"][0]["mean_exposed_us"] > 0, "the training run exposes no communication")
+        check_training(open_page(os.path.join(train, "report.html"), profile, a.artifacts, "report-training.png"),
+                       summary)
+        perf = os.path.join(tmp, "perftest")
+        subprocess.run([a.binary, "run", os.path.join(a.source, "scenarios", "perftest.yaml"), "-q", "-o", perf,
+                        "--set", "workload.0.test=write_bw"], check=True)
+        check_perftest(open_page(os.path.join(perf, "report.html"), profile, a.artifacts, "report-perftest.png"),
+                       json.load(open(os.path.join(perf, "summary.json"))))
 
         overlay = os.path.join(tmp, "overlay.html")
         subprocess.run([a.binary, "report", *runs, "-o", overlay, "-q"], check=True)
