@@ -85,6 +85,25 @@ workload:
   EXPECT_FALSE(has_line(t, "FCT ")) << t;
   EXPECT_FALSE(has_line(t, "workload.0       ")) << t;
   EXPECT_TRUE(has_line(t, "workload.1       incast: FCT p50")) << t;
+  // The incast's 2 flows and the training loop's messages, each under its own name.
+  EXPECT_TRUE(has_line(t, "flows            2 completed of 2")) << t;
+  const int64_t messages = j["workloads"][0]["created"].get<int64_t>();
+  EXPECT_TRUE(has_line(t, fmt::format("messages         {} completed of {}", messages, messages))) << t;
+}
+
+TEST(Headlines, BesideACollectiveTheUnfinishedFlowsCountedAreTheFlowWorkloads) {
+  // Stopped at 20 us: the incast's 2 flows of 10 MB and some 40 of the all-reduce's messages are under way.
+  auto s = test::run_sim(std::string(test::kTwoDgxFabric) + R"(
+workload:
+  - {type: collective, op: all_reduce, sizes: [4MiB]}
+  - {type: incast, receiver: 0, senders: [8, 9], size: 10MB, priority: 3}
+)",
+                         {"stop=20us"});
+  const nlohmann::json j = summary_json(*s, RunInfo{});
+  ASSERT_GT(j["coverage"]["unfinished_flows"].get<int64_t>(), 2);  // all records, messages among them
+  const std::string t = summary_table(j);
+  EXPECT_TRUE(has_line(t, "not in the FCTs  2 unfinished flows\n")) << t;
+  EXPECT_TRUE(has_line(t, "flows            0 completed of 2")) << t;
 }
 
 TEST(Headlines, InfinibandSaysCreditWaitsAndFecnBecnNotPausesAndCnps) {

@@ -326,6 +326,18 @@ TEST(Cli, OutputFlowsKeepsCollectiveMessagesEachOrSummedPerCallWithTheSameTotals
   EXPECT_FALSE(nlohmann::json::parse(slurp(d / "all" / "summary.json")).contains("message_groups"));
 }
 
+TEST(Cli, PerftestMessagesCountInTheMemoryCheckBeforeTheRun) {
+  // write_lat keeps a record of each message (a ping and a pong an iteration): 4 sizes x 10^6 iterations x 2 is
+  // 8 million records, some GB; 1 GB is refused before the run, naming the workloads and their records.
+  const std::string scenario = std::string(ROCESIM_SOURCE_DIR) + "/scenarios/perftest.yaml";
+  const Result r = rocesim::test::shell("ROCESIM_MEMORY_LIMIT=1GB " + std::string(ROCESIM_BINARY) + " validate " +
+                                        scenario + " --set workload.0.iterations=1000000");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("perftest.yaml:26: workload: the run would need"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("8000000 message records"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("output.flows: aggregate"), std::string::npos) << r.out;
+}
+
 TEST(Cli, CollectiveMessagesThatDoNotFitAreRefusedWhenAllAreAskedForAndSummedOnAuto) {
   const auto d = tmpdir("records_memory");
   // 4 calls of 256 MiB on 64 GPUs: 64,512 messages, about 41 MB of records one each; 60 MB leaves too little.
@@ -337,7 +349,7 @@ TEST(Cli, CollectiveMessagesThatDoNotFitAreRefusedWhenAllAreAskedForAndSummedOnA
   Result r = rocesim::test::shell(run);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("big.yaml:31: output.flows: the run would need about"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("64512 collective message records"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("64512 message records"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(output.flows: aggregate)"), std::string::npos) << r.out;
   r = rocesim::test::shell(run + " --set output.flows=auto");
   EXPECT_EQ(r.status, 0) << r.out;

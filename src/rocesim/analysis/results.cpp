@@ -273,7 +273,19 @@ std::string summary_table(const nlohmann::json& s) {
   // A run of collectives alone, kept per call: no flows to count or rank.
   const bool only_groups = s.contains("message_groups") && s["flows"]["total"].get<int64_t>() == 0;
   const bool fct = reports_fct(s);
-  if (!only_groups) {
+  if (!only_groups && fct && !only_fct(s)) {
+    // Flows beside application messages: each counted under its own name.
+    for (const bool flows : {true, false}) {
+      int64_t created = 0, finished = 0;
+      for (const auto& w : s["workloads"]) {
+        if (w.value("fct", true) == flows) {
+          created += w["created"].get<int64_t>();
+          finished += w["finished"].get<int64_t>();
+        }
+      }
+      t += fmt::format("  {:16} {} completed of {}\n", flows ? "flows" : "messages", num(finished), num(created));
+    }
+  } else if (!only_groups) {
     t += fmt::format("  {:16} {} completed of {}{}\n", fct ? "flows" : "messages", num(s["flows"]["completed"]),
                      num(s["flows"]["total"]),
                      s["flows"]["failed"].get<int64_t>() > 0 ? ", " + num(s["flows"]["failed"]) + " failed" : "");

@@ -39,18 +39,20 @@ double estimated_memory(const TopologyGraph& g, size_t flows, double records = 0
 }
 
 // Refuses the run if its estimate is above the limit; returns the estimate.
-double check_memory(const Scenario& sc, size_t flows, const std::string& key, int line, double records = 0) {
+// `records`: messages kept a record each; `can_aggregate`: collective messages among them that output.flows:
+// aggregate would keep per call instead.
+double check_memory(const Scenario& sc, size_t flows, const std::string& key, int line, double records = 0,
+                    bool can_aggregate = false) {
   const double need = estimated_memory(sc.graph, flows, records);
   if (sc.memory_limit > 0 && need > sc.memory_limit) {
     throw InputError(sc.file, line, key,
                      fmt::format("the run would need about {:.3g} GB ({} nodes, {} links, {} flows{}), above the "
                                  "{:.3g} GB that {} leaves it: simulate less{}",
                                  need / 1e9, sc.graph.nodes.size(), sc.graph.links.size(), flows,
-                                 records > 0 ? fmt::format(", {:.0f} collective message records", records) : "",
+                                 records > 0 ? fmt::format(", {:.0f} message records", records) : "",
                                  sc.memory_limit / 1e9, sc.memory_limit_source,
-                                 records > 0 && sc.output.flows != "aggregate" && sc.output.flows != "off"
-                                     ? ", or keep collective messages per call (output.flows: aggregate)"
-                                     : ""));
+                                 can_aggregate ? ", or keep collective messages per call (output.flows: aggregate)"
+                                               : ""));
   }
   return need;
 }
@@ -304,8 +306,11 @@ void Simulation::keep_records() {
   const YAML::Node& out = sc_.output_node;
   // Not set: the line of the workloads that post the messages.
   const int line = out.IsMap() && out["flows"] ? line_of(out["flows"]) : line_of(sc_.workload_node);
-  memory_estimate_ =
-      check_memory(sc_, net_->setup_flows(), "output.flows", line, mode == "all" ? e.messages : e.groups);
+  // perftest keeps a record of each message whatever output.flows says.
+  const bool collective_records = mode == "all" && e.messages > 0;
+  memory_estimate_ = check_memory(sc_, net_->setup_flows(), collective_records ? "output.flows" : "workload",
+                                  collective_records ? line : line_of(sc_.workload_node),
+                                  (mode == "all" ? e.messages : e.groups) + e.perftest_messages, collective_records);
 }
 
 void Simulation::check_named_results() const {
