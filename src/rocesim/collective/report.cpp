@@ -9,6 +9,18 @@
 #include "rocesim/core/text.hpp"
 
 namespace rocesim {
+namespace {
+
+// nccl-tests' algbw (bytes / time, in GB/s) and busbw (algbw times the operation's factor; its doc/PERFORMANCE.md).
+struct Bandwidth {
+  double algbw = 0, busbw = 0;
+};
+Bandwidth bandwidth(CollOp op, Bytes b, double time_us, size_t ranks) {
+  const double algbw = static_cast<double>(b.count()) / 1e3 / time_us;
+  return {algbw, algbw * busbw_factor(op, ranks)};
+}
+
+}  // namespace
 
 CollectiveReport::CollectiveReport(std::string workload, std::shared_ptr<const CollectiveGroup> g,
                                    std::vector<CollectiveCall> calls, const Network& net, std::optional<Layout> table,
@@ -72,8 +84,9 @@ std::vector<CollectiveReport::SizeRow> CollectiveReport::size_rows() const {
     if (m.complete) {
       const Time from = after_one ? t[first - 1].end : t[first].start;
       m.time_us = (t[last].end - from).sec_f() * 1e6 / static_cast<double>(n);
-      m.algbw = static_cast<double>(b.count()) / 1e3 / m.time_us;
-      m.busbw = m.algbw * busbw_factor(table_->op, ranks_);
+      const Bandwidth bw = bandwidth(table_->op, b, m.time_us, ranks_);
+      m.algbw = bw.algbw;
+      m.busbw = bw.busbw;
     }
     return m;
   };
@@ -108,10 +121,9 @@ OutputFiles CollectiveReport::files(const OutputContext&) {
       continue;
     }
     const double us = (t[i].end - t[i].start).sec_f() * 1e6;
-    const double algbw = static_cast<double>(c.bytes.count()) / 1e3 / us;
+    const Bandwidth bw = bandwidth(c.op, c.bytes, us, ranks_);
     csv += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n", csv_field(workload_), i, to_string(c.op),
-                       c.bytes.count(), ranks_, t[i].start.ps() / 1e3, t[i].end.ps() / 1e3, us, algbw,
-                       algbw * busbw_factor(c.op, ranks_));
+                       c.bytes.count(), ranks_, t[i].start.ps() / 1e3, t[i].end.ps() / 1e3, us, bw.algbw, bw.busbw);
   }
   std::string servers = "workload,server,cpu_busy_ns,host_memory_bytes,nvlink_bytes,pcie_gpu_bytes\n";
   for (const ServerUse& u : server_use(*g_, net_)) {
@@ -218,32 +230,28 @@ nlohmann::json CollectiveReport::summary(const RunInfo&) const {
     double time_us = 0, algbw = 0, busbw = 0;
   };
   std::map<CollOp, Mean> by_op;
-  const auto row_of = [&](CollOp op, Bytes bytes, bool done, double us, double algbw) {
+  const auto row_of = [&](CollOp op, Bytes bytes, bool done, double us) {
+    const Bandwidth bw = done ? bandwidth(op, bytes, us, ranks_) : Bandwidth{};
     if (done) {
       Mean& m = by_op[op];
       ++m.calls;
       m.time_us += us;
-      m.algbw += algbw;
-      m.busbw += algbw * busbw_factor(op, ranks_);
+      m.algbw += bw.algbw;
+      m.busbw += bw.busbw;
     }
-    return nlohmann::json{{"workload", workload_},
-                          {"op", to_string(op)},
-                          {"algorithm", algorithm_of(op, group_protocol(*g_))},
-                          {"protocol", kNcclProtocol},
-                          {"bytes", bytes.count()},
-                          {"ranks", ranks_},
-                          {"complete", done},
-                          {"time_us", us},
-                          {"algbw_GBps", algbw},
-                          {"busbw_GBps", algbw * busbw_factor(op, ranks_)}};
+    return nlohmann::json{
+        {"workload", workload_},     {"op", to_string(op)},    {"algorithm", algorithm_of(op, group_protocol(*g_))},
+        {"protocol", kNcclProtocol}, {"bytes", bytes.count()}, {"ranks", ranks_},
+        {"complete", done},          {"time_us", us},          {"algbw_GBps", bw.algbw},
+        {"busbw_GBps", bw.busbw}};
   };
   nlohmann::json rows = nlohmann::json::array();
   if (table_) {
     for (const SizeRow& r : size_rows()) {
       const Timing& m = r.first();
-      rows.push_back(row_of(table_->op, r.bytes, m.complete, m.time_us, m.algbw));
+      rows.push_back(row_of(table_->op, r.bytes, m.complete, m.time_us));
       if (r.out_of_place && r.in_place && r.in_place->complete) {  // both placements in the means, as nccl-tests
-        row_of(table_->op, r.bytes, true, r.in_place->time_us, r.in_place->algbw);
+        row_of(table_->op, r.bytes, true, r.in_place->time_us);
       }
     }
   } else {
@@ -252,7 +260,7 @@ nlohmann::json CollectiveReport::summary(const RunInfo&) const {
       const CollectiveCall& c = calls_[i];
       const bool done = t[i].ranks_done == ranks_;
       const double us = done ? (t[i].end - t[i].start).sec_f() * 1e6 : 0;
-      rows.push_back(row_of(c.op, c.bytes, done, us, done ? static_cast<double>(c.bytes.count()) / 1e3 / us : 0));
+      rows.push_back(row_of(c.op, c.bytes, done, us));
       rows.back()["instance"] = i;
     }
   }

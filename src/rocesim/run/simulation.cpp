@@ -45,14 +45,14 @@ double check_memory(const Scenario& sc, size_t flows, const std::string& key, in
                     bool can_aggregate = false) {
   const double need = estimated_memory(sc.graph, flows, records);
   if (sc.memory_limit > 0 && need > sc.memory_limit) {
-    throw InputError(sc.file, line, key,
-                     fmt::format("the run would need about {:.3g} GB ({} nodes, {} links, {} flows{}), above the "
-                                 "{:.3g} GB that {} leaves it: simulate less{}",
-                                 need / 1e9, sc.graph.nodes.size(), sc.graph.links.size(), flows,
-                                 records > 0 ? fmt::format(", {:.0f} message records", records) : "",
-                                 sc.memory_limit / 1e9, sc.memory_limit_source,
-                                 can_aggregate ? ", or keep collective messages per call (output.flows: aggregate)"
-                                               : ""));
+    throw InputError(
+        sc.file, line, key,
+        fmt::format("the run would need about {:.3g} GB ({} nodes, {} links, {} flows{}), above the "
+                    "{:.3g} GB that {} leaves it: simulate less{}",
+                    need / 1e9, sc.graph.nodes.size(), sc.graph.links.size(), flows,
+                    records > 0 ? fmt::format(", {:.0f} message records", records) : "", sc.memory_limit / 1e9,
+                    sc.memory_limit_source,
+                    can_aggregate ? ", or keep collective messages per call (output.flows: aggregate)" : ""));
   }
   return need;
 }

@@ -138,16 +138,16 @@ WorkloadFlows generate_collective(const YAML::Node& n, const ParseCtx& ctx, cons
   out.install = [p, ranks, program, calls, op, path, sizes](Network& net,
                                                             uint16_t workload) -> std::shared_ptr<Output> {
     auto g = install_collectives(net, ranks, p.protocol, program, p.start, workload);
-    CollectiveReport::Layout table{op,
-                                   sizes,
-                                   p.warmup,
-                                   p.iterations,
-                                   p.step_factor,
-                                   p.step_bytes,
-                                   p.placement != "in_place",
-                                   p.placement != "out_of_place",
-                                   static_cast<uint32_t>(p.root),
-                                   p.protocol.algorithm};
+    const CollectiveReport::Layout table{.op = op,
+                                         .sizes = sizes,
+                                         .warmup = p.warmup,
+                                         .iterations = p.iterations,
+                                         .step_factor = p.step_factor,
+                                         .step_bytes = p.step_bytes,
+                                         .out_of_place = p.placement != "in_place",
+                                         .in_place = p.placement != "out_of_place",
+                                         .root = static_cast<uint32_t>(p.root),
+                                         .algorithm = p.protocol.algorithm};
     return std::make_shared<CollectiveReport>(path, g, calls, net, table);
   };
   return out;

@@ -24,6 +24,11 @@
 namespace rocesim {
 namespace {
 
+// The line of dashes perftest draws above and below its banner and table.
+constexpr std::string_view kDashes =
+    "---------------------------------------------------------------------------------------\n";
+static_assert(kDashes.size() == 88);
+
 struct PerftestParams {
   std::string test, pairs;
   int64_t client = 0, server = 0, device = 0, iterations = 0, qps = 0, tx_depth = 0, priority = 0;
@@ -279,7 +284,6 @@ class PerftestReport final : public Output {
     max_rd_atomic_ = net.nic_params().max_rd_atomic;
   }
   OutputFiles files(const OutputContext&) override {
-    static const std::string line(87, '-');
     std::string txt, csv =
                          "test,client,server,bytes,iterations,bw_peak_gbps,bw_average_gbps,msg_rate_mpps,t_min_us,"
                          "t_max_us,t_typical_us,t_avg_us,t_stdev_us,p99_us,p999_us\n";
@@ -291,7 +295,7 @@ class PerftestReport final : public Output {
                                                "same time (t_min = t_max, t_stdev 0)"
                                              : "");
       txt += banner(i);
-      txt += line + "\n";
+      txt += kDashes;
       if (kind_ == Kind::kBw) {
         txt += " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n";
       } else {
@@ -323,7 +327,7 @@ class PerftestReport final : public Output {
         txt += fmt::format(" Completion with error at client ({}, at {} bytes): the test stopped\n",
                            to_string(f->second), f->first);
       }
-      txt += line + "\n";
+      txt += kDashes;
     }
     return {{"perftest.txt", txt}, {"perftest.csv", csv}};
   }
@@ -389,9 +393,8 @@ class PerftestReport final : public Output {
   // perftest's banner (ctx_print_test_info, perftest 4.5 as Debian 12 ships it): the test, the device, the queue
   // pairs, MTU and link type, after a line of dashes (the caller adds the one that closes it).
   std::string banner(size_t pair) const {
-    static const std::string line(87, '-');
     const std::string verb = test_.substr(0, test_.find('_'));
-    std::string t = line + "\n";
+    std::string t(kDashes);
     t += fmt::format("                    {} {} Test\n",
                      verb == "write"  ? "RDMA_Write"
                      : verb == "read" ? "RDMA_Read"
@@ -523,7 +526,7 @@ WorkloadFlows generate_perftest(const YAML::Node& node, const ParseCtx& ctx, con
   const Kind kind = bw ? Kind::kBw : Kind::kLat;
   out.install = [p, pairs, op, kind](Network& net, uint16_t workload) -> std::shared_ptr<Output> {
     std::vector<Pair> done = pairs;
-    const int factor = kind == Kind::kLat && op != RdmaOp::kRead ? 2 : 1;
+    const int factor = kind == Kind::kLat && op != RdmaOp::kRead ? 2 : 1;  // a ping-pong's reply
     const int64_t messages = p.iterations * static_cast<int64_t>(p.sizes.size());
     for (Pair& pr : done) {
       Host& ch = net.server_of(pr.client);
@@ -555,8 +558,7 @@ WorkloadFlows generate_perftest(const YAML::Node& node, const ParseCtx& ctx, con
     // What the test will post, for `rocesim validate`: every size's iterations on every QP of every pair, and a
     // ping-pong's replies.
     ExpectedTraffic e;
-    const double per_size =
-        static_cast<double>(p.iterations * p.qps) * (kind == Kind::kLat && op != RdmaOp::kRead ? 2 : 1);
+    const double per_size = static_cast<double>(p.iterations * p.qps * factor);
     for (const Pair& pr : done) {
       const auto hops = static_cast<double>(net.path(pr.client, pr.server, 0).size());
       for (Bytes b : p.sizes) {

@@ -80,8 +80,11 @@ WorkloadFlows generate_training(const YAML::Node& n, const ParseCtx& ctx, const 
   out.resolved = TrainingParams::schema().dump(p);
   out.install = [p, ranks, program, calls, path](Network& net, uint16_t workload) -> std::shared_ptr<Output> {
     auto g = install_collectives(net, ranks, p.protocol, program, p.start, workload);
-    const CollectiveReport::Steps steps{program.size(), program.front().calls.size(), p.compute, program.front().beside,
-                                        p.start};
+    const CollectiveReport::Steps steps{.iterations = program.size(),
+                                        .calls_per_step = program.front().calls.size(),
+                                        .compute = p.compute,
+                                        .beside = program.front().beside,
+                                        .start = p.start};
     return std::make_shared<CollectiveReport>(path, g, calls, net, std::nullopt, steps);
   };
   return out;
