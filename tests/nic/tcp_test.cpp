@@ -173,6 +173,59 @@ TEST(TcpIncast, DctcpOnEcnMarksKeepsItLosslessWhereCubicDrops) {
   EXPECT_GT(incast(Transport::kTcp, 0, {"tcp.cc=cubic"}).drops, 0);
 }
 
+// Loss recovery without enough segments after the loss for three duplicate SACKs (RFC 8985).
+struct LossResult {
+  Time fct;
+  int64_t retransmits = 0, timeouts = 0;
+};
+// A 10-segment message (14,480 B, the initial window) on the two-host star; the first transmission of segment
+// `lost` (0-9) is dropped.
+LossResult lose_segment(int lost, const std::vector<std::string>& sets = {}) {
+  auto s = test::make_sim(kPair, sets);
+  const uint32_t id = s->net().add_flow(flow(0, 1, 10 * 1448, Transport::kTcp));
+  s->net().nic(0).inject_drop(s->net().flow_path(id).send_qpn, static_cast<uint32_t>(lost * 1448));
+  s->run();
+  const FlowRecord& f = s->net().flows()[id];
+  EXPECT_TRUE(f.done);
+  return {f.end - f.posted, f.retransmits, f.timeouts};
+}
+
+TEST(TcpLossRecovery, ALostLastSegmentIsProbedForAfterTwoSrttAndPtoExtraNotTheTimeout) {
+  // Nothing follows the last segment to reveal its loss. The probe goes 2 x SRTT + 2 ms (pto_extra) after the last
+  // ACK, a SRTT of some microseconds: about 2 ms, not the 200 ms of rto_min.
+  const LossResult tlp = lose_segment(9);
+  EXPECT_GT(tlp.fct, Time::ms(2));
+  EXPECT_LT(tlp.fct, Time::ms(2) + Time::us(50));
+  EXPECT_EQ(tlp.retransmits, 1);
+  EXPECT_EQ(tlp.timeouts, 0);
+  const LossResult later = lose_segment(9, {"tcp.pto_extra=5ms"});
+  EXPECT_GT(later.fct, Time::ms(5));
+  EXPECT_LT(later.fct, Time::ms(5) + Time::us(50));
+  // Without probes the retransmission timeout recovers it: rto_min after the last ACK, which acknowledges segment
+  // 8 alone after the receiver's delayed-ACK timer (40 ms; it acknowledges every second segment).
+  const LossResult rto = lose_segment(9, {"tcp.tlp=false", "stop=1s"});
+  EXPECT_GT(rto.fct, Time::ms(240));
+  EXPECT_LT(rto.fct, Time::ms(240) + Time::us(50));
+  EXPECT_EQ(rto.timeouts, 1);
+}
+
+TEST(TcpLossRecovery, RackFindsALossWithOneSegmentAfterItWithinTheReorderingWindow) {
+  // Segment 8 lost, only segment 9 SACKed above it: three duplicate SACKs never come. RACK marks it lost a quarter
+  // of the least RTT after the later segment's delivery showed the gap: recovered within a few round trips
+  // (each some microseconds), with one retransmission, no probe and no timeout.
+  const LossResult r = lose_segment(8);
+  EXPECT_LT(r.fct, Time::us(30));
+  EXPECT_EQ(r.retransmits, 1);
+  EXPECT_EQ(r.timeouts, 0);
+  // The same flow without a loss, for the scale: the recovery costs about one round trip more.
+  auto s = test::make_sim(kPair);
+  s->net().add_flow(flow(0, 1, 10 * 1448, Transport::kTcp));
+  s->run();
+  const Time clean = s->net().flows()[0].end - s->net().flows()[0].posted;
+  EXPECT_GT(r.fct, clean);
+  EXPECT_LT(r.fct, clean + Time::us(15));
+}
+
 // Window laws against hand-computed values.
 TcpWindow window(double cwnd_segs, double ssthresh_segs) {
   return TcpWindow{cwnd_segs * 1000, ssthresh_segs * 1000, 1000};

@@ -77,13 +77,14 @@ struct alignas(64) Packet {
   Packet* next = nullptr;    // the packet behind it in the queue that holds it (switch egress queues)
   PacketExt* ext = nullptr;  // telemetry or PFC fields, from PacketPool::ext(); nullptr if none
 
-  static constexpr uint8_t kFlagLast = 1;    // last packet of a message (TCP: PSH, a message ends in it)
-  static constexpr uint8_t kFlagAckReq = 2;  // BTH AckReq
-  static constexpr uint8_t kFlagRetx = 4;    // a retransmission
-  static constexpr uint8_t kFlagRnr = 8;     // NAK: receiver not ready (AETH syndrome 0x20), not a sequence error
-  static constexpr uint8_t kFlagEce = 16;    // TCP ACK: ECN-Echo (RFC 3168)
-  static constexpr uint8_t kFlagIwarp = 32;  // TCP: an iWARP connection's segment (MPA/DDP/RDMAP inside)
-  static constexpr uint8_t kFlagIb = 64;     // an InfiniBand packet: delimiters, not preamble and gap, on the wire
+  static constexpr uint8_t kFlagLast = 1;     // last packet of a message (TCP: PSH, a message ends in it)
+  static constexpr uint8_t kFlagAckReq = 2;   // BTH AckReq
+  static constexpr uint8_t kFlagRetx = 4;     // a retransmission
+  static constexpr uint8_t kFlagRnr = 8;      // NAK: receiver not ready (AETH syndrome 0x20), not a sequence error
+  static constexpr uint8_t kFlagEce = 16;     // TCP ACK: ECN-Echo (RFC 3168)
+  static constexpr uint8_t kFlagIwarp = 32;   // TCP: an iWARP connection's segment (MPA/DDP/RDMAP inside)
+  static constexpr uint8_t kFlagIb = 64;      // an InfiniBand packet: delimiters, not preamble and gap, on the wire
+  static constexpr uint8_t kFlagDsack = 128;  // TCP ACK: it reports a duplicate segment (D-SACK, RFC 2883)
 
   int wire_bytes() const { return frame + (flags & kFlagIb ? wire::kIbDelimiters : wire::kPreambleIfg); }
   // The RETH DMA length (the message's bytes) of a WRITE's first packet or a READ request, kept in the fields

@@ -107,8 +107,15 @@ class Nic final : public Node,
   }
   // Retransmissions and CNPs of a READ responder's send half (the requester holds the record).
   std::pair<int64_t, int64_t> responder_counters(uint32_t send_qpn) const { return rc_.responder_counters(send_qpn); }
-  // For tests: drop the next data packet this NIC would send with this PSN on this send half (once).
-  void inject_drop(uint32_t send_qpn, uint32_t psn) { rc_.inject_drop(send_qpn, psn); }
+  // For tests: drop the next data packet this NIC would send with this PSN on this send half (once); a TCP send
+  // half's first transmission of the segment starting at stream byte `psn` (its low 32 bits).
+  void inject_drop(uint32_t send_qpn, uint32_t psn) {
+    if (send_qpn & kTcpBit) {
+      tcp_->inject_drop(send_qpn & ~kTcpBit, psn);
+    } else {
+      rc_.inject_drop(send_qpn, psn);
+    }
+  }
   // The current rate of a send half (for time series and tests); a TCP connection's is its window's.
   Rate qp_rate(uint32_t send_qpn) const {
     return send_qpn & kTcpBit ? tcp_->send_rate(send_qpn & ~kTcpBit) : rc_.send_rate(send_qpn);

@@ -22,6 +22,13 @@ const Schema<TcpParams>& TcpParams::schema() {
         .add(&TcpParams::delack, "delack", "40ms",
              "a lone segment's ACK waits at most this long (Linux TCP_DELACK_MIN; RFC 1122 allows 500 ms)",
              at_least(Time::ns(1)))
+        .add(&TcpParams::tlp, "tlp", "true",
+             "tail loss probes (RFC 8985 7; Linux net.ipv4.tcp_early_retrans 3, its default): a lost last segment "
+             "is probed for after about 2 x SRTT, not left to the retransmission timeout")
+        .add(&TcpParams::pto_extra, "pto_extra", "2ms",
+             "added to 2 x SRTT for a probe's timeout with more than one segment in flight (Linux "
+             "TCP_TIMEOUT_MIN_US; with one, tcp.rto_min is added for the peer's delayed ACK)",
+             at_least(Time()))
         .add(&TcpParams::ack_every, "ack_every", "2",
              "the receiver acknowledges every this many segments (RFC 5681 4.2)", in_range<int64_t>(1, 64), "segments")
         .add(&TcpParams::rcvbuf, "rcvbuf", "6291456B",
@@ -97,23 +104,34 @@ struct TcpStack::Send {
   int64_t ready = 0;        // in the socket buffer (copied), may be sent
   int64_t copy_end = 0;     // the copy under way ends here
   int64_t una = 0, nxt = 0;
-  int64_t wire_nxt = 0;   // nxt in the bytes TCP carries (Seg::wire)
-  int64_t recover = 0;    // recovery ends when una reaches it (RFC 6582 "recover")
-  int64_t cwr_end = 0;    // one ECN reaction per window: until una reaches it
-  std::vector<Seg> segs;  // sent and not cumulatively acknowledged, from `head`
+  int64_t wire_nxt = 0;    // nxt in the bytes TCP carries (Seg::wire)
+  int64_t recover = 0;     // recovery ends when una reaches it (RFC 6582 "recover")
+  int64_t cwr_end = 0;     // one ECN reaction per window: until una reaches it
+  int64_t tlp_end = -1;    // nxt when a loss probe was sent, until una passes it (none: -1)
+  bool tlp_retx = false;   // that probe resent a segment
+  bool tlp_dsack = false;  // a D-SACK came back since: the probe's segment had arrived before
+  bool probe_due = false;  // the probe timer fired: the next turn sends the probe
+  std::vector<Seg> segs;   // sent and not cumulatively acknowledged, from `head`
   size_t head = 0;
   int64_t sacked = 0;                      // bytes SACKed above una
   int64_t lost = 0;                        // bytes marked lost and not yet sent again
   std::array<int64_t, 3> top{-1, -1, -1};  // indices into segs of the three highest SACKed segments, highest first
-  size_t lost_scan = 0;                    // segments below it were checked for loss
+  size_t lost_scan = 0;                    // segments below it are SACKed or lost
   size_t retx_scan = 0;                    // no segment below it waits for retransmission
   std::vector<size_t> retx_out;            // retransmitted segments not yet delivered (indices into segs)
-  Time rack_xmit;                          // the latest transmission among the segments delivered so far
+  // RACK (RFC 8985 6.1): the latest-sent segment delivered (its transmission time and end) and its RTT; the
+  // highest end delivered; whether a segment was delivered below it without a retransmission (reordering).
+  Time rack_xmit, rack_rtt;
+  int64_t rack_end = 0, fack = 0;
+  bool reordering_seen = false;
+  Time min_rtt = Time::max();
   TcpWindow w;
   std::unique_ptr<TcpCongestion> cc;
   Time srtt, rttvar, rto;
-  Time rto_deadline;          // the timeout, unless an ACK advances first
-  Time rto_at = Time::max();  // when the timer's event is due (none: max)
+  Time rto_deadline;                // the timeout, unless an ACK advances first
+  Time pto_deadline = Time::max();  // the loss probe's (none: max)
+  Time reo_deadline = Time::max();  // RACK's reordering timer (none: max)
+  Time timer_at = Time::max();      // when the timer's event is due (none: max)
   std::vector<Msg> msgs;
   size_t msg_head = 0;  // the oldest message not yet acknowledged
 };
@@ -254,7 +272,7 @@ void TcpStack::on_copied(uint32_t id) {
 
 int64_t TcpStack::pipe(const Send& s) const { return s.nxt - s.una - s.sacked - s.lost; }
 
-TcpStack::Next TcpStack::next_packet(uint8_t paused, Time, Time&) { return {next_segment(paused), false}; }
+TcpStack::Next TcpStack::next_packet(uint8_t paused, Time, Time&) { return next_segment(paused); }
 
 void TcpStack::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
@@ -265,7 +283,7 @@ void TcpStack::on_event(uint32_t kind, uint64_t arg) {
       on_copied(static_cast<uint32_t>(arg));
       break;
     case kEvTransportRto:
-      on_rto(static_cast<uint32_t>(arg));
+      on_timer(static_cast<uint32_t>(arg));
       break;
     case kEvDelayedAck:
       on_delack(static_cast<uint32_t>(arg));
@@ -275,7 +293,7 @@ void TcpStack::on_event(uint32_t kind, uint64_t arg) {
   }
 }
 
-Packet* TcpStack::next_segment(uint8_t paused) {
+TcpStack::Next TcpStack::next_segment(uint8_t paused) {
   for (size_t tries = 0; tries < active_.size();) {
     if (rr_ >= active_.size()) {
       rr_ = 0;
@@ -295,14 +313,31 @@ Packet* TcpStack::next_segment(uint8_t paused) {
     }
     if (Packet* p = next_of(s, id)) {
       ++segments_sent_;
+      const bool lost = !drops_.empty() && !(p->flags & Packet::kFlagRetx) && take_injected(id, p->psn);
+      return {p, lost};
+    }
+  }
+  return {};
+}
+
+bool TcpStack::take_injected(uint32_t send, uint32_t seq) {
+  const auto it = std::ranges::find(drops_, std::make_pair(send, seq));
+  if (it == drops_.end()) {
+    return false;
+  }
+  drops_.erase(it);
+  return true;
+}
+
+// RFC 6675 NextSeg(), with cwnd - pipe >= 1 SMSS: a lost segment first, else new data within the receive window;
+// a due loss probe goes first and past cwnd.
+Packet* TcpStack::next_of(Send& s, uint32_t id) {
+  if (s.probe_due) {
+    s.probe_due = false;
+    if (Packet* p = probe(s, id)) {
       return p;
     }
   }
-  return nullptr;
-}
-
-// RFC 6675 NextSeg(), with cwnd - pipe >= 1 SMSS: a lost segment first, else new data within the receive window.
-Packet* TcpStack::next_of(Send& s, uint32_t id) {
   const int64_t in_pipe = pipe(s);
   const bool can_more = s.lost > 0 || s.nxt < s.ready;
   if (static_cast<double>(in_pipe + s.seg_payload) > s.w.cwnd && in_pipe > 0) {
@@ -313,7 +348,7 @@ Packet* TcpStack::next_of(Send& s, uint32_t id) {
     for (size_t j = std::max(s.retx_scan, s.head); j < s.segs.size(); ++j) {
       Seg& g = s.segs[j];
       if ((g.flags & (kLost | kRetx | kSacked)) == kLost) {
-        g.flags |= kRetx;
+        g.flags |= kRetx | kResent;
         s.lost -= g.len;
         s.retx_scan = j + 1;
         s.retx_out.push_back(j);
@@ -322,6 +357,11 @@ Packet* TcpStack::next_of(Send& s, uint32_t id) {
     }
     s.retx_scan = s.segs.size();
   }
+  return new_segment(s, id, in_pipe);
+}
+
+// The next segment of new data, if the receive window takes it.
+Packet* TcpStack::new_segment(Send& s, uint32_t id, int64_t in_pipe) {
   if (s.nxt >= s.ready) {
     return nullptr;
   }
@@ -332,6 +372,7 @@ Packet* TcpStack::next_of(Send& s, uint32_t id) {
   if (s.nxt + len - s.una > p_.rcvbuf.count()) {  // the receiver's window is full
     return nullptr;
   }
+  const bool idle = s.una == s.nxt;
   s.segs.push_back(Seg{s.nxt, static_cast<int32_t>(len), 0, Time(), s.wire_nxt});
   s.nxt += len;
   s.wire_nxt += s.offload ? wire::iwarp_frame(static_cast<int>(len)) - wire::tcp_frame(0) : len;
@@ -339,10 +380,41 @@ Packet* TcpStack::next_of(Send& s, uint32_t id) {
     s.cwnd_limited = true;
   }
   Packet* p = segment(s, s.segs.back(), false);
-  if (s.rto_at == Time::max()) {  // RFC 6298 5.1: the timer runs while data is outstanding
+  if (idle) {  // RFC 6298 5.1: the timer runs while data is outstanding
     s.rto_deadline = ctx_.sim.now() + s.rto;
-    arm_rto(s, id);
   }
+  schedule_probe(s);
+  arm_timer(s, id);
+  return p;
+}
+
+// RFC 8985 7.3: new data if the receive window allows (cwnd does not hold a probe), else the highest segment sent
+// again; then the retransmission timer runs from now.
+Packet* TcpStack::probe(Send& s, uint32_t id) {
+  if (s.state != State::kOpen || s.una >= s.nxt) {
+    return nullptr;
+  }
+  Packet* p = new_segment(s, id, 0);
+  s.tlp_retx = p == nullptr;
+  if (p == nullptr) {
+    Seg& g = s.segs.back();
+    if ((g.flags & (kLost | kRetx)) == kLost) {
+      s.lost -= g.len;
+    }
+    if (!(g.flags & kRetx) && !(g.flags & kSacked)) {
+      s.retx_out.push_back(s.segs.size() - 1);
+    }
+    if (!(g.flags & kSacked)) {
+      g.flags |= kLost | kRetx;
+    }
+    g.flags |= kResent;
+    p = segment(s, g, true);
+  }
+  s.tlp_end = s.nxt;
+  s.tlp_dsack = false;
+  s.pto_deadline = Time::max();
+  s.rto_deadline = ctx_.sim.now() + s.rto;
+  arm_timer(s, id);
   return p;
 }
 
@@ -381,17 +453,19 @@ Packet* TcpStack::segment(Send& s, Seg& g, bool retx) {
   return p;
 }
 
-// The timer event stays where it is when the deadline moves later (on_rto then sets a new one); a deadline
-// earlier than the event gets an event of its own, and the later one is ignored.
-void TcpStack::arm_rto(Send& s, uint32_t id) {
-  if (s.rto_at == Time::max() || s.rto_deadline < s.rto_at) {
-    s.rto_at = s.rto_deadline;
-    ctx_.sim.at(s.rto_at, &ctx_.node, kEvTransportRto, id);
+// One event per connection, at its earliest deadline; an event made stale by an earlier one is ignored when it
+// comes, and a deadline moved later is found when the event comes (on_timer then sets the next).
+void TcpStack::arm_timer(Send& s, uint32_t id) {
+  const Time due = std::min({s.una < s.nxt ? s.rto_deadline : Time::max(), s.pto_deadline, s.reo_deadline});
+  if (due < s.timer_at) {
+    s.timer_at = due;
+    ctx_.sim.at(due, &ctx_.node, kEvTransportRto, id);
   }
 }
 
 // RFC 6298 2.2-2.4 (with the timestamps of every ACK as samples, RFC 7323 4.1).
 void TcpStack::update_rtt(Send& s, Time sample) {
+  s.min_rtt = std::min(s.min_rtt, sample);
   if (!s.rtt_seen) {
     s.rtt_seen = true;
     s.srtt = sample;
@@ -404,45 +478,70 @@ void TcpStack::update_rtt(Send& s, Time sample) {
   s.rto = std::clamp(s.srtt + std::max(Time::ns(1), s.rttvar * 4), p_.rto_min, p_.rto_max);
 }
 
-// RFC 6298 5.4-5.7: resend from the oldest unacknowledged segment, every unSACKed one now counting as lost, with
-// the timeout doubled.
-void TcpStack::on_rto(uint32_t id) {
-  Send& s = send_[id];
-  const Time now = ctx_.sim.now();
-  if (now != s.rto_at) {  // superseded by an earlier deadline
+// RFC 8985 7.2 as Linux computes it (tcp_schedule_loss_probe): 2 x SRTT, plus rto_min with one segment in flight
+// (the peer may hold its ACK) or pto_extra with more; never after the retransmission timeout. Only in the open
+// state, with an RTT measured and no probe outstanding.
+void TcpStack::schedule_probe(Send& s) {
+  if (!p_.tlp || s.state != State::kOpen || !s.rtt_seen || s.tlp_end >= 0 || s.una >= s.nxt) {
+    s.pto_deadline = Time::max();
     return;
   }
-  s.rto_at = Time::max();
-  if (s.una >= s.nxt) {
-    return;
-  }
-  if (now < s.rto_deadline) {
-    arm_rto(s, id);
-    return;
-  }
-  ++ctx_.nic.record(s.msgs[s.msg_head].record).timeouts;
-  s.cc->on_rto(s.w, static_cast<double>(s.nxt - s.una), now);
-  s.lost = 0;
-  for (size_t j = s.head; j < s.segs.size(); ++j) {
-    Seg& g = s.segs[j];
-    g.flags &= static_cast<uint8_t>(~kRetx);
-    if (!(g.flags & kSacked)) {
-      g.flags |= kLost;
-      s.lost += g.len;
-    }
-  }
-  s.lost_scan = s.segs.size();
-  s.retx_scan = s.head;
-  s.retx_out.clear();
-  s.state = State::kLoss;
-  s.recover = s.nxt;
-  s.rto = std::min(s.rto * 2, p_.rto_max);
-  s.rto_deadline = now + s.rto;
-  arm_rto(s, id);
-  ctx_.nic.wake();
+  const bool one = s.segs.size() - s.head == 1;
+  const Time pto = s.srtt * 2 + (one ? p_.rto_min : p_.pto_extra);
+  s.pto_deadline = std::min(ctx_.sim.now() + pto, s.rto_deadline);
 }
 
-void TcpStack::mark_sacked(Send& s, int64_t left, int64_t right) {
+void TcpStack::on_timer(uint32_t id) {
+  Send& s = send_[id];
+  const Time now = ctx_.sim.now();
+  if (now != s.timer_at) {  // superseded by an earlier deadline
+    return;
+  }
+  s.timer_at = Time::max();
+  if (s.una >= s.nxt) {
+    s.pto_deadline = s.reo_deadline = Time::max();
+    return;
+  }
+  if (s.reo_deadline <= now) {  // RFC 8985 6.3: the reordering window has passed
+    s.reo_deadline = Time::max();
+    detect_losses(s);
+    start_recovery_on_loss(s);
+    ctx_.nic.wake();
+  }
+  if (s.pto_deadline <= now) {
+    s.pto_deadline = Time::max();
+    s.probe_due = true;
+    ctx_.nic.wake();
+  } else if (s.rto_deadline <= now) {
+    // RFC 6298 5.4-5.7: resend from the oldest unacknowledged segment, every unSACKed one now counting as lost,
+    // with the timeout doubled.
+    ++ctx_.nic.record(s.msgs[s.msg_head].record).timeouts;
+    s.cc->on_rto(s.w, static_cast<double>(s.nxt - s.una), now);
+    s.lost = 0;
+    for (size_t j = s.head; j < s.segs.size(); ++j) {
+      Seg& g = s.segs[j];
+      g.flags &= static_cast<uint8_t>(~kRetx);
+      if (!(g.flags & kSacked)) {
+        g.flags |= kLost;
+        s.lost += g.len;
+      }
+    }
+    s.lost_scan = s.segs.size();
+    s.retx_scan = s.head;
+    s.retx_out.clear();
+    s.state = State::kLoss;
+    s.recover = s.nxt;
+    s.probe_due = false;
+    s.tlp_end = -1;
+    s.pto_deadline = s.reo_deadline = Time::max();
+    s.rto = std::min(s.rto * 2, p_.rto_max);
+    s.rto_deadline = now + s.rto;
+    ctx_.nic.wake();
+  }
+  arm_timer(s, id);
+}
+
+void TcpStack::mark_sacked(Send& s, int64_t left, int64_t right, Time echo) {
   // Segments are in sequence order: find the first that starts at or after `left`.
   auto it = std::lower_bound(s.segs.begin() + static_cast<std::ptrdiff_t>(s.head), s.segs.end(), left,
                              [](const Seg& g, int64_t v) { return g.seq < v; });
@@ -455,7 +554,7 @@ void TcpStack::mark_sacked(Send& s, int64_t left, int64_t right) {
     }
     it->flags |= kSacked;
     s.sacked += it->len;
-    s.rack_xmit = std::max(s.rack_xmit, it->sent);
+    rack_delivered(s, *it, echo);
     const auto i = static_cast<int64_t>(it - s.segs.begin());
     if (i > s.top[2]) {
       s.top[2] = i;
@@ -464,42 +563,108 @@ void TcpStack::mark_sacked(Send& s, int64_t left, int64_t right) {
   }
 }
 
-// RFC 6675 IsLost(): a segment with three SACKed segments above it is lost.
-void TcpStack::mark_lost(Send& s) {
-  if (s.top[2] < 0) {
-    return;
+// RFC 8985 6.2 steps 2 and 3 (RACK_update, RACK_detect_reordering).
+void TcpStack::rack_delivered(Send& s, const Seg& g, Time echo) {
+  const int64_t end = g.seq + g.len;
+  if (end > s.fack) {
+    s.fack = end;
+  } else if (end < s.fack && !(g.flags & kResent)) {
+    s.reordering_seen = true;
   }
-  const auto limit = static_cast<size_t>(s.top[2]);
-  for (size_t j = std::max(s.lost_scan, s.head); j < limit; ++j) {
-    Seg& g = s.segs[j];
-    if (!(g.flags & (kSacked | kLost))) {
-      g.flags |= kLost;
-      s.lost += g.len;
-      s.retx_scan = std::min(s.retx_scan, j);
-    }
+  const Time rtt = ctx_.sim.now() - g.sent;
+  if ((g.flags & kResent) && (echo < g.sent || rtt < s.min_rtt)) {
+    return;  // the ACK may answer an earlier transmission
   }
-  s.lost_scan = std::max(s.lost_scan, limit);
+  s.rack_rtt = rtt;
+  if (g.sent > s.rack_xmit || (g.sent == s.rack_xmit && end > s.rack_end)) {
+    s.rack_xmit = g.sent;
+    s.rack_end = end;
+  }
 }
 
-// RFC 8985 6.2 for retransmissions: one is lost when a segment sent more than reo_wnd after it was delivered.
-void TcpStack::mark_lost_retransmissions(Send& s) {
-  const Time reo = s.srtt / 4;
-  std::erase_if(s.retx_out, [&](size_t j) {
-    if (j < s.head) {
+// RFC 8985 6.2 (RACK_update_reo_wnd, without D-SACK's growth of the window).
+Time TcpStack::reo_wnd(const Send& s) const {
+  if (!s.reordering_seen && (s.state != State::kOpen || s.top[2] >= 0)) {
+    return Time();
+  }
+  return std::min(s.min_rtt / 4, s.srtt);
+}
+
+// RFC 8985 6.2 step 5 (RACK_detect_loss): a segment sent before the latest-sent delivered one is lost once
+// RACK.rtt and the reordering window have passed since it was sent; the reordering timer is set for the first
+// that is not yet. First transmissions are in sequence order, which is their sending order: the scan stops at the
+// first that is not due. Retransmissions in flight are checked one by one.
+void TcpStack::detect_losses(Send& s) {
+  if (s.rack_end == 0) {
+    return;  // nothing delivered yet
+  }
+  const Time now = ctx_.sim.now(), wait = s.rack_rtt + reo_wnd(s);
+  const auto before_rack = [&](const Seg& g) {
+    return g.sent < s.rack_xmit || (g.sent == s.rack_xmit && g.seq + g.len < s.rack_end);
+  };
+  Time next = Time::max();
+  size_t j = std::max(s.lost_scan, s.head);
+  for (; j < s.segs.size(); ++j) {
+    Seg& g = s.segs[j];
+    if (g.flags & (kSacked | kLost)) {
+      continue;
+    }
+    if (!before_rack(g)) {
+      break;
+    }
+    if (g.sent + wait > now) {
+      next = g.sent + wait;
+      break;
+    }
+    g.flags |= kLost;
+    s.lost += g.len;
+    s.retx_scan = std::min(s.retx_scan, j);
+  }
+  s.lost_scan = j;
+  std::erase_if(s.retx_out, [&](size_t k) {
+    if (k < s.head) {
       return true;  // acknowledged
     }
-    Seg& g = s.segs[j];
-    if (g.flags & kSacked) {
+    Seg& g = s.segs[k];
+    if ((g.flags & kSacked) || !(g.flags & kRetx)) {
       return true;
     }
-    if (g.sent + reo < s.rack_xmit) {
-      g.flags &= static_cast<uint8_t>(~kRetx);
-      s.lost += g.len;
-      s.retx_scan = std::min(s.retx_scan, j);
-      return true;
+    if (!before_rack(g)) {
+      return false;
     }
-    return false;
+    if (g.sent + wait > now) {
+      next = std::min(next, g.sent + wait);
+      return false;
+    }
+    g.flags &= static_cast<uint8_t>(~kRetx);
+    s.lost += g.len;
+    s.retx_scan = std::min(s.retx_scan, k);
+    return true;
   });
+  s.reo_deadline = next;
+}
+
+// RFC 6675 5: a loss found in the open state starts fast recovery.
+void TcpStack::start_recovery_on_loss(Send& s) {
+  if (s.state == State::kOpen && s.lost > 0) {
+    s.state = State::kRecovery;
+    s.recover = s.nxt;
+    s.pto_deadline = Time::max();
+    s.cc->on_congestion(s.w, static_cast<double>(s.nxt - s.una), ctx_.sim.now());
+  }
+}
+
+// RFC 8985 7.4: the ACK of everything up to a probe ends its episode. A probe that resent a segment and drew no
+// D-SACK repaired a loss: the window is cut as for any loss (unless recovery already did).
+void TcpStack::on_probe_acked(Send& s, bool dsack) {
+  s.tlp_dsack = s.tlp_dsack || dsack;
+  if (s.tlp_end < 0 || s.una < s.tlp_end) {
+    return;
+  }
+  if (s.tlp_retx && !s.tlp_dsack && s.state == State::kOpen) {
+    s.cc->on_congestion(s.w, static_cast<double>(s.nxt - s.una), ctx_.sim.now());
+  }
+  s.tlp_end = -1;
 }
 
 void TcpStack::complete_messages(Send& s) {
@@ -529,24 +694,23 @@ void TcpStack::on_ack(Packet* p) {
     update_rtt(s, now - p->sent);
   }
   for (int b = 0; b < blocks; ++b) {
-    mark_sacked(s, unwrap(p->ext->sack[2 * b], s.una), unwrap(p->ext->sack[2 * b + 1], s.una));
+    mark_sacked(s, unwrap(p->ext->sack[2 * b], s.una), unwrap(p->ext->sack[2 * b + 1], s.una), p->sent);
   }
   const int64_t newly = ack - s.una;
   if (newly > 0) {
     while (s.head < s.segs.size() && s.segs[s.head].seq + s.segs[s.head].len <= ack) {
       const Seg& g = s.segs[s.head++];
-      s.rack_xmit = std::max(s.rack_xmit, g.sent);
       if (g.flags & kSacked) {
         s.sacked -= g.len;
-      } else if ((g.flags & (kLost | kRetx)) == kLost) {
-        s.lost -= g.len;
+      } else {
+        rack_delivered(s, g, p->sent);
+        if ((g.flags & (kLost | kRetx)) == kLost) {
+          s.lost -= g.len;
+        }
       }
     }
     s.una = ack;
     s.rto_deadline = now + s.rto;  // RFC 6298 5.3
-    if (s.una < s.nxt) {
-      arm_rto(s, id);
-    }
     if (s.head > 1024 && 2 * s.head > s.segs.size()) {
       s.segs.erase(s.segs.begin(), s.segs.begin() + static_cast<std::ptrdiff_t>(s.head));
       for (int64_t& t : s.top) {
@@ -562,16 +726,12 @@ void TcpStack::on_ack(Packet* p) {
     }
     complete_messages(s);
   }
-  mark_lost(s);
-  mark_lost_retransmissions(s);
+  detect_losses(s);
   if (s.state != State::kOpen && s.una >= s.recover) {
     s.state = State::kOpen;
   }
-  if (s.state == State::kOpen && s.head < s.segs.size() && (s.segs[s.head].flags & kLost)) {
-    s.state = State::kRecovery;  // RFC 6675 5: fast retransmit and recovery
-    s.recover = s.nxt;
-    s.cc->on_congestion(s.w, static_cast<double>(s.nxt - s.una), now);
-  }
+  on_probe_acked(s, (p->flags & Packet::kFlagDsack) != 0);
+  start_recovery_on_loss(s);
   const bool ece = ecn_ && (p->flags & Packet::kFlagEce);
   if (newly > 0 && s.state != State::kRecovery) {
     s.cc->on_ack(s.w, TcpAck{static_cast<double>(newly), ece ? static_cast<double>(newly) : 0.0, s.una, s.nxt, now,
@@ -583,6 +743,10 @@ void TcpStack::on_ack(Packet* p) {
     s.cwr_end = s.nxt;
   }
   s.w.cwnd = std::max(s.w.cwnd, s.w.mss);
+  if (newly > 0) {
+    schedule_probe(s);
+  }
+  arm_timer(s, id);
   refill(s, id);
   ctx_.nic.wake();
 }
@@ -622,10 +786,12 @@ void TcpStack::on_data(Recv& r, uint32_t id, Packet* p) {
   }
   r.ts_echo = p->sent;
   bool at_once = (p->flags & Packet::kFlagLast) != 0;
+  bool dsack = false;
   if (end <= r.rcv_nxt) {
-    at_once = true;  // a duplicate (RFC 5681 4.2)
+    at_once = dsack = true;  // a duplicate (RFC 5681 4.2), reported (RFC 2883)
   } else if (seq > r.rcv_nxt) {
     // Out of order: into the blocks, merged with its neighbours; acknowledged at once with SACK (RFC 2018).
+    dsack = std::ranges::any_of(r.ooo, [&](const auto& b) { return b.first <= seq && end <= b.second; });
     auto it = std::lower_bound(r.ooo.begin(), r.ooo.end(), std::make_pair(seq, end));
     it = r.ooo.insert(it, {seq, end});
     if (it != r.ooo.begin() && std::prev(it)->second >= it->first) {
@@ -651,7 +817,7 @@ void TcpStack::on_data(Recv& r, uint32_t id, Packet* p) {
     }
   }
   if (at_once || ++r.unacked >= p_.ack_every) {
-    send_ack(r);
+    send_ack(r, dsack);
   } else if (!r.delack_armed) {
     r.delack_armed = true;
     r.delack_deadline = ctx_.sim.now() + p_.delack;
@@ -667,7 +833,7 @@ void TcpStack::on_delack(uint32_t id) {
   }
 }
 
-void TcpStack::send_ack(Recv& r) {
+void TcpStack::send_ack(Recv& r, bool dsack) {
   Packet* a = ctx_.pool.acquire(PacketKind::kTcp);
   a->src = ctx_.host;
   a->dst = r.src;
@@ -677,7 +843,8 @@ void TcpStack::send_ack(Recv& r) {
   a->priority = r.prio;
   a->dscp = ctx_.prio_to_dscp[r.prio];
   a->sent = r.ts_echo;
-  a->flags = static_cast<uint8_t>((ecn_ && r.ce ? Packet::kFlagEce : 0) | (r.offload ? Packet::kFlagIwarp : 0));
+  a->flags = static_cast<uint8_t>((ecn_ && r.ce ? Packet::kFlagEce : 0) | (r.offload ? Packet::kFlagIwarp : 0) |
+                                  (dsack ? Packet::kFlagDsack : 0));
   int blocks = 0;
   if (!r.ooo.empty()) {  // the block that changed last first, then the highest others (RFC 2018 4)
     PacketExt& x = ctx_.pool.ext(a);

@@ -22,6 +22,8 @@ struct TcpParams {
   Time rto_min, rto_initial, rto_max;
   Time delack;
   int64_t ack_every = 0;
+  bool tlp = true;
+  Time pto_extra;
   Bytes rcvbuf, sndbuf;
   std::string ecn;
   double tx_cycles_per_byte = 0, tx_cycles_per_frame = 0;
@@ -49,16 +51,20 @@ struct TcpRecvInit {
 };
 
 // The TCP connections of one NIC. Sequence numbers are 64-bit inside (one stream per send half, messages back to
-// back) and their low 32 bits on the wire. Loss recovery is SACK-based (RFC 6675): a segment is lost once three
-// segments above it are SACKed; fast recovery holds cwnd at ssthresh and sends while pipe < cwnd, lost segments
-// first; a timeout (RFC 6298) marks every unSACKed segment lost and restarts from a window of one MSS. The
-// receiver acknowledges every ack_every segments, at once on out-of-order data, on a hole filled and on a
-// message's last segment (PSH), else after `delack`. A kernel connection's data is copied into the socket buffer
-// by its sending core in batches (TSO) of up to `batch` bytes, at most sndbuf ahead of the acknowledged data,
-// and each received segment is processed by the receiving core (per frame and per byte) before it is
-// acknowledged; the window is also capped by rcvbuf. A retransmission is lost once a segment sent after it (by a
-// quarter of the smoothed RTT) is delivered (RACK, RFC 8985 6.2, for retransmissions only); without tail loss
-// probes a lost last segment waits for the timeout.
+// back) and their low 32 bits on the wire. Loss detection is RACK (RFC 8985 6, as Linux runs it, for first
+// transmissions and retransmissions alike): a segment is lost once a segment sent after it has been delivered
+// and RACK.rtt plus the reordering window has passed since it was sent, with a timer for the rest of that wait;
+// the window is a quarter of the least RTT, or none in recovery or with three segments SACKed while no
+// reordering was seen. A tail loss probe (RFC 8985 7; Linux's tcp_schedule_loss_probe) is sent 2 x SRTT after
+// the last transmission plus `pto_extra` (one segment in flight: plus rto_min, for the peer's delayed ACK): new
+// data if the window allows, else the highest segment again; if the probe repaired a loss (its ACK brought no
+// D-SACK), the window is cut once. Fast recovery holds cwnd at ssthresh and sends while pipe < cwnd, lost segments
+// first (RFC 6675); a timeout (RFC 6298) marks every unSACKed segment lost and restarts from a window of one MSS.
+// The receiver acknowledges every ack_every segments, at once on out-of-order data, on a duplicate (with a
+// D-SACK, RFC 2883), on a hole filled and on a message's last segment (PSH), else after `delack`. A kernel
+// connection's data is copied into the socket buffer by its sending core in batches (TSO) of up to `batch`
+// bytes, at most sndbuf ahead of the acknowledged data, and each received segment is processed by the receiving
+// core (per frame and per byte) before it is acknowledged; the window is also capped by rcvbuf.
 // Contract: part of its NIC (which owns it, gives it turns on the port, hands it TCP segments and its events,
 // nic/transport.hpp); it touches only its own connections, the NIC's records of their messages (through
 // TransportHost), and the CPU of its server.
@@ -99,12 +105,15 @@ class TcpStack final : public NicTransport {
   // Segments (data and ACKs) this NIC's connections sent and received.
   int64_t segments_sent() const { return segments_sent_; }
   int64_t segments_rcvd() const { return segments_rcvd_; }
+  // For tests: the first transmission of the segment starting at stream byte `seq` (its low 32 bits) on send half
+  // `send` takes the wire but never arrives.
+  void inject_drop(uint32_t send, uint32_t seq) { drops_.push_back({send, seq}); }
 
  private:
-  Packet* next_segment(uint8_t paused);
+  Next next_segment(uint8_t paused);
   void on_processed(Packet* p);
   void on_copied(uint32_t send);
-  void on_rto(uint32_t send);
+  void on_timer(uint32_t send);
   void on_delack(uint32_t recv);
   struct Seg {
     int64_t seq = 0;
@@ -113,7 +122,8 @@ class TcpStack final : public NicTransport {
     Time sent;         // its last transmission
     int64_t wire = 0;  // where it starts in the bytes TCP carries: iWARP's count each FPDU's framing
   };
-  static constexpr uint8_t kSacked = 1, kLost = 2, kRetx = 4;
+  // kRetx: a retransmission of it is in flight; kResent: it was sent more than once (its RTT is ambiguous).
+  static constexpr uint8_t kSacked = 1, kLost = 2, kRetx = 4, kResent = 8;
   struct Msg {
     int64_t end = 0;  // one past its last byte in the stream
     int64_t size = 0;
@@ -132,16 +142,25 @@ class TcpStack final : public NicTransport {
   // The message the stream byte `seq` belongs to (the last one past the stream's end).
   const Msg& message_at(const Send& s, int64_t seq) const;
   Packet* segment(Send& s, Seg& g, bool retx);
-  void mark_lost_retransmissions(Send& s);
   Packet* next_of(Send& s, uint32_t id);
+  Packet* new_segment(Send& s, uint32_t id, int64_t in_pipe);
+  Packet* probe(Send& s, uint32_t id);
   void on_ack(Packet* p);
-  void mark_sacked(Send& s, int64_t left, int64_t right);
-  void mark_lost(Send& s);
+  void mark_sacked(Send& s, int64_t left, int64_t right, Time echo);
+  // RACK (RFC 8985 6.2): a segment delivered (cumulatively or SACKed) at now, `echo` the ACK's timestamp echo.
+  void rack_delivered(Send& s, const Seg& g, Time echo);
+  Time reo_wnd(const Send& s) const;
+  void detect_losses(Send& s);
+  void start_recovery_on_loss(Send& s);
+  void schedule_probe(Send& s);
+  void on_probe_acked(Send& s, bool dsack);
   void complete_messages(Send& s);
-  void arm_rto(Send& s, uint32_t id);
+  // The connection's timer event at its earliest deadline (retransmission, probe or reordering).
+  void arm_timer(Send& s, uint32_t id);
+  bool take_injected(uint32_t send, uint32_t seq);
   void update_rtt(Send& s, Time sample);
   void on_data(Recv& r, uint32_t id, Packet* p);
-  void send_ack(Recv& r);
+  void send_ack(Recv& r, bool dsack = false);
   // Runs `cycles` of kernel work on a core of the server; returns when they are done.
   Time run_on_core(uint32_t core, double cycles);
   void activate(Send& s, uint32_t id);
@@ -159,6 +178,7 @@ class TcpStack final : public NicTransport {
   std::vector<uint32_t> active_;  // send halves with data posted and not yet acknowledged
   size_t rr_ = 0;
   Time cpu_time_;
+  std::vector<std::pair<uint32_t, uint32_t>> drops_;  // injected losses: send half, sequence number
 };
 
 }  // namespace rocesim
