@@ -334,7 +334,12 @@ TEST(Cli, PerftestMessagesCountInTheMemoryCheckBeforeTheRun) {
   const Result r = rocesim::test::shell("ROCESIM_MEMORY_LIMIT=1GB " + std::string(ROCESIM_BINARY) + " validate " +
                                         scenario + " --set workload.0.iterations=1000000");
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("perftest.yaml:26: workload: the run would need"), std::string::npos) << r.out;
+  // The error names the line of the scenario's list of workloads (the one after `workload:`).
+  const std::string text = slurp(scenario);
+  const auto line =
+      2 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find("\nworkload:")) + 1, '\n');
+  EXPECT_NE(r.out.find(fmt::format("perftest.yaml:{}: workload: the run would need", line)), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("8000000 message records"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("output.flows: aggregate"), std::string::npos) << r.out;
 }

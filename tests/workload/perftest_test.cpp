@@ -63,6 +63,24 @@ TEST(Perftest, WriteLatOfTwoBytesIsTheSumOfItsLatencyTerms) {
   EXPECT_NEAR(static_cast<double>(r[0]["p99_us"]) * 1000, expected_ns, 1e-6);
 }
 
+TEST(Perftest, TheConnectX6PresetGivesItsPublishedLatencyAndMessageRate) {
+  // "sub-600ns latency and 215 million messages per second" (ConnectX-6 user manual): the preset's terms add up
+  // to 600 ns on top of the wire's time, and its send engine takes a work request per 1 / 215 M s.
+  auto lat = test::run_sim(pair_scenario("write_lat", ", sizes: [2B], iterations: 50"), {"nic.preset=connectx-6"});
+  EXPECT_NEAR(static_cast<double>(rows(*lat)[0]["t_typical_us"]) * 1000, 250 + one_way_ns(82, 1000, 0, 150, 200), 1e-6);
+  // At 400 Gb/s the link would carry 490 M 2-byte WRITEs a second (102 B on the wire each), and 1024 in flight
+  // over a round trip of about 1 us allow 1 G: the NIC's rate binds.
+  auto bw = test::run_sim(pair_scenario("write_bw", ", sizes: [2B], iterations: 20000, tx_depth: 1024", "10ns"),
+                          {"nic.preset=connectx-6", "topology.host_link.rate=400Gbps"});
+  const double mpps = rows(*bw)[0]["msg_rate_mpps"];
+  EXPECT_LE(mpps, 1e3 / 4.65 * 1.0001);
+  EXPECT_GT(mpps, 0.98 * 1e3 / 4.65);
+  // A key beside the preset wins.
+  auto own = test::run_sim(pair_scenario("write_lat", ", sizes: [2B], iterations: 50"),
+                           {"nic.preset=connectx-6", "nic.wqe_fetch=100ns"});
+  EXPECT_NEAR(static_cast<double>(rows(*own)[0]["t_typical_us"]) * 1000, 100 + one_way_ns(82, 1000, 0, 150, 200), 1e-6);
+}
+
 TEST(Perftest, SendLatCarriesNoRethAndReadLatIsAWholeRoundTrip) {
   const std::vector<std::string> nic = {"nic.tx_pipeline=150ns", "nic.rx_pipeline=200ns", "nic.wqe_fetch=250ns"};
   auto send = test::run_sim(pair_scenario("send_lat", ", sizes: [2B], iterations: 20"), nic);

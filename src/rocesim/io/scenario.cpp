@@ -328,7 +328,8 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   YAML::Node sw = root["switch"];
   sc.preset = apply_switch_preset(sw, ctx);
   sc.sw = SwitchParams::schema().parse(sw, ctx, "switch");
-  const YAML::Node nic = root["nic"];
+  YAML::Node nic = root["nic"];
+  sc.nic_preset = apply_nic_preset(nic, ctx);
   sc.nic = NicParams::schema().parse(nic, ctx, "nic");
   sc.cc = parse_cc(nic.IsMap() ? nic["cc"] : YAML::Node(), ctx, "nic.cc");
   const YAML::Node tcp = root["tcp"];

@@ -67,6 +67,7 @@ struct Scenario {
   std::optional<PresetUse> preset;     // switch.preset, and the keys the scenario set over it
   ServerParams server;
   std::optional<PresetUse> server_preset;
+  std::optional<PresetUse> nic_preset;
   // The memory the run may take (0: no limit): a scenario estimated to need more is refused before it is built
   // (Simulation; the CLI sets it from ROCESIM_MEMORY_LIMIT or machine_memory_limit()), and what set it.
   double memory_limit = 0;

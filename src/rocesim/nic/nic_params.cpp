@@ -56,10 +56,33 @@ const Schema<NicParams>& NicParams::schema() {
         .add(&NicParams::post_cpu, "post_cpu", "100ns",
              "host CPU time of posting one work request (writing the WQE, ringing the doorbell): an assumption of "
              "the order of an MMIO write; counted in nics.csv cpu_s")
-        .reserved("cc", "congestion control, see nic.cc.*");
+        .reserved("cc", "congestion control, see nic.cc.*")
+        .reserved("preset", "connectx-6: a NIC model's latency terms and message rate as defaults (see docs/model.md)");
     return sc;
   }();
   return s;
+}
+
+const std::vector<Preset>& nic_presets() {
+  // Only NIC models whose latency and message rate the vendor publishes: ConnectX-7's and BlueField-3's user
+  // manuals give ports and PCIe, not these.
+  static const std::vector<Preset> all = {
+      {"connectx-6",
+       "NVIDIA ConnectX-6 (100/200G): \"sub-600ns latency and 215 million messages per second\" (ConnectX-6 user "
+       "manual, Introduction, docs.nvidia.com/networking/display/ConnectX6EN/Introduction). wqe_gap is 1 / 215 M; "
+       "the 600 ns is split among WQE fetch (250 ns), transmit (150 ns) and receive (200 ns) pipelines by "
+       "assumption, as the split is not published",
+       R"(wqe_fetch: 250ns
+tx_pipeline: 150ns
+rx_pipeline: 200ns
+wqe_gap: 4.65ns
+)"},
+  };
+  return all;
+}
+
+std::optional<PresetUse> apply_nic_preset(YAML::Node& nic, const ParseCtx& ctx) {
+  return apply_preset(nic, "nic", nic_presets(), ctx);
 }
 
 std::array<int, 8> parse_prio_dscp_map(const std::string& s) {

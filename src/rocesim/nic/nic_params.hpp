@@ -1,11 +1,16 @@
 // The parameters every NIC of a scenario shares (scenario key `nic`).
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rocesim/core/params.hpp"
+#include "rocesim/core/presets.hpp"
 #include "rocesim/core/units.hpp"
 
 namespace rocesim {
@@ -29,6 +34,12 @@ struct NicParams {
   Time post_cpu;              // host CPU time of posting one work request (ibv_post_send)
   static const Schema<NicParams>& schema();
 };
+
+// NIC presets: a NIC model's latency terms and message rate, as fragments of a scenario's `nic` section.
+const std::vector<Preset>& nic_presets();
+// If `nic` (the scenario's `nic` mapping) names a preset, fills in the preset's values the user left out and
+// returns what it did; nothing if no preset is named.
+std::optional<PresetUse> apply_nic_preset(YAML::Node& nic, const ParseCtx& ctx);
 
 // Parses "3:26, 6:48" (priority:DSCP) into the DSCP of each priority, -1 where unlisted (throws UnitError).
 std::array<int, 8> parse_prio_dscp_map(const std::string& s);

@@ -192,16 +192,11 @@ void Simulation::build() {
   warnings_ = sc_.graph.warnings;
   warnings_.insert(warnings_.end(), sc_.fabric_warnings.begin(), sc_.fabric_warnings.end());
   warnings_.insert(warnings_.end(), deferred_warnings.begin(), deferred_warnings.end());
-  if (sc_.preset) {
-    for (const PresetUse::Override& o : sc_.preset->overrides) {
-      warnings_.push_back(fmt::format("{}: {} is {}, not switch.preset {}'s {}: the scenario's value applies", sc_.file,
-                                      o.key, o.value, sc_.preset->name, o.preset_value));
-    }
-  }
-  if (sc_.server_preset) {
-    for (const PresetUse::Override& o : sc_.server_preset->overrides) {
-      warnings_.push_back(fmt::format("{}: {} is {}, not server.preset {}'s {}: the scenario's value applies", sc_.file,
-                                      o.key, o.value, sc_.server_preset->name, o.preset_value));
+  for (const auto& [use, section] :
+       {std::pair{&sc_.preset, "switch"}, std::pair{&sc_.server_preset, "server"}, std::pair{&sc_.nic_preset, "nic"}}) {
+    for (const PresetUse::Override& o : *use ? (*use)->overrides : std::vector<PresetUse::Override>{}) {
+      warnings_.push_back(fmt::format("{}: {} is {}, not {}.preset {}'s {}: the scenario's value applies", sc_.file,
+                                      o.key, o.value, section, (*use)->name, o.preset_value));
     }
   }
   // Explicit PFC headroom below what a link needs: frames sent after XOFF overflow it and are dropped.
@@ -237,6 +232,9 @@ void Simulation::build() {
     resolved_["switch"]["preset"] = sc_.preset->name;
   }
   resolved_["nic"] = NicParams::schema().dump(sc_.nic);
+  if (sc_.nic_preset) {
+    resolved_["nic"]["preset"] = sc_.nic_preset->name;
+  }
   resolved_["nic"]["cc"] = sc_.cc->dump();
   if (sc_.top.fabric == "infiniband") {
     resolved_["infiniband"] = InfinibandParams::schema().dump(sc_.ib);
