@@ -178,12 +178,14 @@ struct LossResult {
   Time fct;
   int64_t retransmits = 0, timeouts = 0;
 };
-// A 10-segment message (14,480 B, the initial window) on the two-host star; the first transmission of segment
-// `lost` (0-9) is dropped.
-LossResult lose_segment(int lost, const std::vector<std::string>& sets = {}) {
+// A 10-segment message (14,480 B, the initial window) on the two-host star; the first transmission of each
+// segment in `lost` (0-9) is dropped.
+LossResult lose_segments(const std::vector<int>& lost, const std::vector<std::string>& sets = {}) {
   auto s = test::make_sim(kPair, sets);
   const uint32_t id = s->net().add_flow(flow(0, 1, 10 * 1448, Transport::kTcp));
-  s->net().nic(0).inject_drop(s->net().flow_path(id).send_qpn, static_cast<uint32_t>(lost * 1448));
+  for (int k : lost) {
+    s->net().nic(0).inject_drop(s->net().flow_path(id).send_qpn, static_cast<uint32_t>(k * 1448));
+  }
   s->run();
   const FlowRecord& f = s->net().flows()[id];
   EXPECT_TRUE(f.done);
@@ -193,27 +195,54 @@ LossResult lose_segment(int lost, const std::vector<std::string>& sets = {}) {
 TEST(TcpLossRecovery, ALostLastSegmentIsProbedForAfterTwoSrttAndPtoExtraNotTheTimeout) {
   // Nothing follows the last segment to reveal its loss. The probe goes 2 x SRTT + 2 ms (pto_extra) after the last
   // ACK, a SRTT of some microseconds: about 2 ms, not the 200 ms of rto_min.
-  const LossResult tlp = lose_segment(9);
+  const LossResult tlp = lose_segments({9});
   EXPECT_GT(tlp.fct, Time::ms(2));
   EXPECT_LT(tlp.fct, Time::ms(2) + Time::us(50));
   EXPECT_EQ(tlp.retransmits, 1);
   EXPECT_EQ(tlp.timeouts, 0);
-  const LossResult later = lose_segment(9, {"tcp.pto_extra=5ms"});
+  const LossResult later = lose_segments({9}, {"tcp.pto_extra=5ms"});
   EXPECT_GT(later.fct, Time::ms(5));
   EXPECT_LT(later.fct, Time::ms(5) + Time::us(50));
   // Without probes the retransmission timeout recovers it: rto_min after the last ACK, which acknowledges segment
   // 8 alone after the receiver's delayed-ACK timer (40 ms; it acknowledges every second segment).
-  const LossResult rto = lose_segment(9, {"tcp.tlp=false", "stop=1s"});
+  const LossResult rto = lose_segments({9}, {"tcp.tlp=false", "stop=1s"});
   EXPECT_GT(rto.fct, Time::ms(240));
   EXPECT_LT(rto.fct, Time::ms(240) + Time::us(50));
   EXPECT_EQ(rto.timeouts, 1);
+}
+
+TEST(TcpLossRecovery, TwoLostLastSegmentsAreRevealedByOneProbe) {
+  // Segments 8 and 9 lost: the probe resends 9, its SACK shows 8 missing, RACK marks 8 lost and recovery resends
+  // it at once. About 2 ms, two retransmissions, no timeout.
+  const LossResult r = lose_segments({8, 9});
+  EXPECT_GT(r.fct, Time::ms(2));
+  EXPECT_LT(r.fct, Time::ms(2) + Time::us(50));
+  EXPECT_EQ(r.retransmits, 2);
+  EXPECT_EQ(r.timeouts, 0);
+}
+
+TEST(TcpLossRecovery, ALoneLostSegmentIsProbedForWhenTheTimeoutWouldComeNotTimedOut) {
+  // Two segments, a window of one: the first one's ACK gives an RTT, then the second goes alone and is lost. With
+  // one segment in flight the probe waits 2 x SRTT + rto_min (the peer may hold a lone segment's ACK), so the
+  // timeout, rto_min after the send, comes first: the probe goes then, in the timeout's place (RFC 8985 7.2),
+  // and the window is not reset.
+  auto s = test::make_sim(kPair, {"stop=1s", "tcp.init_cwnd=1", "tcp.ack_every=1"});
+  const uint32_t id = s->net().add_flow(flow(0, 1, 2 * 1448, Transport::kTcp));
+  s->net().nic(0).inject_drop(s->net().flow_path(id).send_qpn, 1448);
+  s->run();
+  const FlowRecord& f = s->net().flows()[id];
+  ASSERT_TRUE(f.done);
+  EXPECT_GT(f.end - f.posted, Time::ms(200));
+  EXPECT_LT(f.end - f.posted, Time::ms(200) + Time::us(50));
+  EXPECT_EQ(f.retransmits, 1);
+  EXPECT_EQ(f.timeouts, 0);
 }
 
 TEST(TcpLossRecovery, RackFindsALossWithOneSegmentAfterItWithinTheReorderingWindow) {
   // Segment 8 lost, only segment 9 SACKed above it: three duplicate SACKs never come. RACK marks it lost a quarter
   // of the least RTT after the later segment's delivery showed the gap: recovered within a few round trips
   // (each some microseconds), with one retransmission, no probe and no timeout.
-  const LossResult r = lose_segment(8);
+  const LossResult r = lose_segments({8});
   EXPECT_LT(r.fct, Time::us(30));
   EXPECT_EQ(r.retransmits, 1);
   EXPECT_EQ(r.timeouts, 0);

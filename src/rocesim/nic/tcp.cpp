@@ -109,16 +109,15 @@ struct TcpStack::Send {
   int64_t cwr_end = 0;     // one ECN reaction per window: until una reaches it
   int64_t tlp_end = -1;    // nxt when a loss probe was sent, until una passes it (none: -1)
   bool tlp_retx = false;   // that probe resent a segment
-  bool tlp_dsack = false;  // a D-SACK came back since: the probe's segment had arrived before
   bool probe_due = false;  // the probe timer fired: the next turn sends the probe
   std::vector<Seg> segs;   // sent and not cumulatively acknowledged, from `head`
   size_t head = 0;
-  int64_t sacked = 0;                      // bytes SACKed above una
-  int64_t lost = 0;                        // bytes marked lost and not yet sent again
-  std::array<int64_t, 3> top{-1, -1, -1};  // indices into segs of the three highest SACKed segments, highest first
-  size_t lost_scan = 0;                    // segments below it are SACKed or lost
-  size_t retx_scan = 0;                    // no segment below it waits for retransmission
-  std::vector<size_t> retx_out;            // retransmitted segments not yet delivered (indices into segs)
+  int64_t sacked = 0;            // bytes SACKed above una
+  int64_t lost = 0;              // bytes marked lost and not yet sent again
+  int64_t sacked_segs = 0;       // segments SACKed above una
+  size_t lost_scan = 0;          // segments below it are SACKed or lost
+  size_t retx_scan = 0;          // no segment below it waits for retransmission
+  std::vector<size_t> retx_out;  // retransmitted segments not yet delivered (indices into segs)
   // RACK (RFC 8985 6.1): the latest-sent segment delivered (its transmission time and end) and its RTT; the
   // highest end delivered; whether a segment was delivered below it without a retransmission (reordering).
   Time rack_xmit, rack_rtt;
@@ -394,11 +393,11 @@ Packet* TcpStack::probe(Send& s, uint32_t id) {
   if (s.state != State::kOpen || s.una >= s.nxt) {
     return nullptr;
   }
-  Packet* p = new_segment(s, id, 0);
+  Packet* p = new_segment(s, id, pipe(s));
   s.tlp_retx = p == nullptr;
   if (p == nullptr) {
     Seg& g = s.segs.back();
-    if ((g.flags & (kLost | kRetx)) == kLost) {
+    if ((g.flags & (kLost | kRetx | kSacked)) == kLost) {
       s.lost -= g.len;
     }
     if (!(g.flags & kRetx) && !(g.flags & kSacked)) {
@@ -411,7 +410,6 @@ Packet* TcpStack::probe(Send& s, uint32_t id) {
     p = segment(s, g, true);
   }
   s.tlp_end = s.nxt;
-  s.tlp_dsack = false;
   s.pto_deadline = Time::max();
   s.rto_deadline = ctx_.sim.now() + s.rto;
   arm_timer(s, id);
@@ -508,8 +506,9 @@ void TcpStack::on_timer(uint32_t id) {
     start_recovery_on_loss(s);
     ctx_.nic.wake();
   }
-  if (s.pto_deadline <= now) {
+  if (s.pto_deadline <= now) {  // the probe instead of a timeout due now: the timer restarts with the probe
     s.pto_deadline = Time::max();
+    s.rto_deadline = std::max(s.rto_deadline, now + s.rto);
     s.probe_due = true;
     ctx_.nic.wake();
   } else if (s.rto_deadline <= now) {
@@ -541,7 +540,8 @@ void TcpStack::on_timer(uint32_t id) {
   arm_timer(s, id);
 }
 
-void TcpStack::mark_sacked(Send& s, int64_t left, int64_t right, Time echo) {
+int64_t TcpStack::mark_sacked(Send& s, int64_t left, int64_t right, Time echo, int64_t prior_fack) {
+  int64_t newly = 0;
   // Segments are in sequence order: find the first that starts at or after `left`.
   auto it = std::lower_bound(s.segs.begin() + static_cast<std::ptrdiff_t>(s.head), s.segs.end(), left,
                              [](const Seg& g, int64_t v) { return g.seq < v; });
@@ -554,21 +554,19 @@ void TcpStack::mark_sacked(Send& s, int64_t left, int64_t right, Time echo) {
     }
     it->flags |= kSacked;
     s.sacked += it->len;
-    rack_delivered(s, *it, echo);
-    const auto i = static_cast<int64_t>(it - s.segs.begin());
-    if (i > s.top[2]) {
-      s.top[2] = i;
-      std::sort(s.top.begin(), s.top.end(), std::greater<>());
-    }
+    ++s.sacked_segs;
+    newly += it->len;
+    rack_delivered(s, *it, echo, prior_fack);
   }
+  return newly;
 }
 
-// RFC 8985 6.2 steps 2 and 3 (RACK_update, RACK_detect_reordering).
-void TcpStack::rack_delivered(Send& s, const Seg& g, Time echo) {
+// RFC 8985 6.2 steps 2 and 3 (RACK_update, RACK_detect_reordering), against the highest end delivered before
+// the ACK (a delayed cumulative ACK beside a SACK of later data is not reordering; Linux's prior_fack).
+void TcpStack::rack_delivered(Send& s, const Seg& g, Time echo, int64_t prior_fack) {
   const int64_t end = g.seq + g.len;
-  if (end > s.fack) {
-    s.fack = end;
-  } else if (end < s.fack && !(g.flags & kResent)) {
+  s.fack = std::max(s.fack, end);
+  if (end < prior_fack && !(g.flags & kResent)) {
     s.reordering_seen = true;
   }
   const Time rtt = ctx_.sim.now() - g.sent;
@@ -584,7 +582,7 @@ void TcpStack::rack_delivered(Send& s, const Seg& g, Time echo) {
 
 // RFC 8985 6.2 (RACK_update_reo_wnd, without D-SACK's growth of the window).
 Time TcpStack::reo_wnd(const Send& s) const {
-  if (!s.reordering_seen && (s.state != State::kOpen || s.top[2] >= 0)) {
+  if (!s.reordering_seen && (s.state != State::kOpen || s.sacked_segs >= 3)) {
     return Time();
   }
   return std::min(s.min_rtt / 4, s.srtt);
@@ -650,21 +648,26 @@ void TcpStack::start_recovery_on_loss(Send& s) {
     s.state = State::kRecovery;
     s.recover = s.nxt;
     s.pto_deadline = Time::max();
+    s.tlp_end = -1;  // recovery's cut covers a probe's loss
     s.cc->on_congestion(s.w, static_cast<double>(s.nxt - s.una), ctx_.sim.now());
   }
 }
 
-// RFC 8985 7.4: the ACK of everything up to a probe ends its episode. A probe that resent a segment and drew no
-// D-SACK repaired a loss: the window is cut as for any loss (unless recovery already did).
-void TcpStack::on_probe_acked(Send& s, bool dsack) {
-  s.tlp_dsack = s.tlp_dsack || dsack;
+// RFC 8985 7.4, as Linux's tcp_process_tlp_ack: a probe of new data ends its episode once acknowledged. A probe
+// that resent a segment ends it with no cut on a D-SACK (both copies arrived) or on an ACK that brings nothing new;
+// an ACK past the probe without either means the probe repaired a loss: the window is cut, as for any loss.
+void TcpStack::on_probe_acked(Send& s, bool dsack, bool news) {
   if (s.tlp_end < 0 || s.una < s.tlp_end) {
     return;
   }
-  if (s.tlp_retx && !s.tlp_dsack && s.state == State::kOpen) {
+  if (!s.tlp_retx || dsack) {
+    s.tlp_end = -1;
+  } else if (s.una > s.tlp_end) {
     s.cc->on_congestion(s.w, static_cast<double>(s.nxt - s.una), ctx_.sim.now());
+    s.tlp_end = -1;
+  } else if (!news) {
+    s.tlp_end = -1;
   }
-  s.tlp_end = -1;
 }
 
 void TcpStack::complete_messages(Send& s) {
@@ -693,8 +696,11 @@ void TcpStack::on_ack(Packet* p) {
   if (ack > s.una || blocks > 0) {
     update_rtt(s, now - p->sent);
   }
+  const int64_t prior_fack = s.fack;
+  int64_t sacked_now = 0;
   for (int b = 0; b < blocks; ++b) {
-    mark_sacked(s, unwrap(p->ext->sack[2 * b], s.una), unwrap(p->ext->sack[2 * b + 1], s.una), p->sent);
+    sacked_now +=
+        mark_sacked(s, unwrap(p->ext->sack[2 * b], s.una), unwrap(p->ext->sack[2 * b + 1], s.una), p->sent, prior_fack);
   }
   const int64_t newly = ack - s.una;
   if (newly > 0) {
@@ -702,8 +708,9 @@ void TcpStack::on_ack(Packet* p) {
       const Seg& g = s.segs[s.head++];
       if (g.flags & kSacked) {
         s.sacked -= g.len;
+        --s.sacked_segs;
       } else {
-        rack_delivered(s, g, p->sent);
+        rack_delivered(s, g, p->sent, prior_fack);
         if ((g.flags & (kLost | kRetx)) == kLost) {
           s.lost -= g.len;
         }
@@ -713,9 +720,6 @@ void TcpStack::on_ack(Packet* p) {
     s.rto_deadline = now + s.rto;  // RFC 6298 5.3
     if (s.head > 1024 && 2 * s.head > s.segs.size()) {
       s.segs.erase(s.segs.begin(), s.segs.begin() + static_cast<std::ptrdiff_t>(s.head));
-      for (int64_t& t : s.top) {
-        t = t >= static_cast<int64_t>(s.head) ? t - static_cast<int64_t>(s.head) : -1;
-      }
       s.lost_scan = s.lost_scan > s.head ? s.lost_scan - s.head : 0;
       s.retx_scan = s.retx_scan > s.head ? s.retx_scan - s.head : 0;
       std::erase_if(s.retx_out, [&](size_t j) { return j < s.head; });
@@ -730,7 +734,7 @@ void TcpStack::on_ack(Packet* p) {
   if (s.state != State::kOpen && s.una >= s.recover) {
     s.state = State::kOpen;
   }
-  on_probe_acked(s, (p->flags & Packet::kFlagDsack) != 0);
+  on_probe_acked(s, (p->flags & Packet::kFlagDsack) != 0, newly > 0 || sacked_now > 0);
   start_recovery_on_loss(s);
   const bool ece = ecn_ && (p->flags & Packet::kFlagEce);
   if (newly > 0 && s.state != State::kRecovery) {

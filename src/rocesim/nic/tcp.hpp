@@ -2,7 +2,6 @@
 // iWARP's TCP offloaded into the NIC (no host work). Both share the NIC's port with its RDMA queue pairs.
 #pragma once
 
-#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -146,14 +145,16 @@ class TcpStack final : public NicTransport {
   Packet* new_segment(Send& s, uint32_t id, int64_t in_pipe);
   Packet* probe(Send& s, uint32_t id);
   void on_ack(Packet* p);
-  void mark_sacked(Send& s, int64_t left, int64_t right, Time echo);
-  // RACK (RFC 8985 6.2): a segment delivered (cumulatively or SACKed) at now, `echo` the ACK's timestamp echo.
-  void rack_delivered(Send& s, const Seg& g, Time echo);
+  // Marks the segments within [left, right) SACKed; returns the bytes newly SACKed.
+  int64_t mark_sacked(Send& s, int64_t left, int64_t right, Time echo, int64_t prior_fack);
+  // RACK (RFC 8985 6.2): a segment delivered (cumulatively or SACKed) at now, `echo` the ACK's timestamp echo,
+  // `prior_fack` the highest end delivered before that ACK.
+  void rack_delivered(Send& s, const Seg& g, Time echo, int64_t prior_fack);
   Time reo_wnd(const Send& s) const;
   void detect_losses(Send& s);
   void start_recovery_on_loss(Send& s);
   void schedule_probe(Send& s);
-  void on_probe_acked(Send& s, bool dsack);
+  void on_probe_acked(Send& s, bool dsack, bool news);
   void complete_messages(Send& s);
   // The connection's timer event at its earliest deadline (retransmission, probe or reordering).
   void arm_timer(Send& s, uint32_t id);
