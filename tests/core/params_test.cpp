@@ -148,6 +148,20 @@ TEST(Params, SwitchPresetsGiveDefaultsThatTheScenarioCanOverride) {
   EXPECT_NE(e.problem().find("did you mean 'nvidia-roce-lossless'"), std::string::npos);
 }
 
+TEST(Params, NicPresetsGiveDefaultsAndAnUnknownOneOrABadTcpProbeKeyNamesTheKey) {
+  const Scenario cx6 =
+      parse_scenario(std::string(kMinimal) + "nic: {preset: connectx-6, wqe_fetch: 100ns}\n", "t.yaml", ".", {});
+  EXPECT_EQ(cx6.nic.wqe_gap, Time::ps(4650));   // 1 / 215 M messages a second
+  EXPECT_EQ(cx6.nic.wqe_fetch, Time::ns(100));  // the scenario wins
+  ASSERT_TRUE(cx6.nic_preset);
+  EXPECT_EQ(cx6.nic_preset->overrides.size(), 1u);
+  const InputError e = parse_error(std::string(kMinimal) + "nic: {preset: connectx6}\n");
+  EXPECT_EQ(e.key(), "nic.preset");
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_EQ(parse_error(std::string(kMinimal) + "tcp: {pto_extra: -1ms}\n").key(), "tcp.pto_extra");
+  EXPECT_EQ(parse_error(std::string(kMinimal) + "tcp: {tlp: maybe}\n").key(), "tcp.tlp");
+}
+
 TEST(Params, APresetRecordsTheKeysTheScenarioSetOverIt) {
   const Scenario onyx =
       parse_scenario(std::string(kMinimal) + "switch: {preset: nvidia-roce-lossless, ecn: {kmax: 2MB, kmin: 150KB}}\n",

@@ -118,6 +118,18 @@ bool only_fct(const nlohmann::json& s) {
   return true;
 }
 
+WorkloadCounts workload_counts(const nlohmann::json& s, bool fct) {
+  WorkloadCounts c;
+  for (const auto& w : s.value("workloads", nlohmann::json::array())) {
+    if (w.value("fct", true) == fct) {
+      c.created += w["created"].get<int64_t>();
+      c.finished += w["finished"].get<int64_t>();
+      c.unfinished += w["unfinished"].get<int64_t>();
+    }
+  }
+  return c;
+}
+
 std::string workload_headlines(const nlohmann::json& s) {
   std::string t;
   if (s.contains("perftest")) {

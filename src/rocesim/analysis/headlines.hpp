@@ -5,6 +5,7 @@
 // flows.csv rows, not answers.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -15,6 +16,12 @@ namespace rocesim {
 bool reports_fct(const nlohmann::json& summary);
 // Whether every workload's messages are such flows: the run's FCT percentiles are then its answer.
 bool only_fct(const nlohmann::json& summary);
+// The messages of the workloads whose FCTs the summary reports (`fct` true: the flow workloads) or of the others,
+// added up from summary.json's workloads.
+struct WorkloadCounts {
+  int64_t created = 0, finished = 0, unfinished = 0;
+};
+WorkloadCounts workload_counts(const nlohmann::json& summary, bool fct);
 // The summary table's lines for the perftest, collective and training workloads.
 std::string workload_headlines(const nlohmann::json& summary);
 

@@ -175,11 +175,7 @@ std::string highlights_table(const nlohmann::json& s) {
     // a perftest's or a collective's messages: its own lines say what ended
   } else if (!all_fct) {
     // Beside application messages: the flow workloads' own unfinished flows.
-    int64_t unfinished = 0;
-    for (const auto& w : s["workloads"]) {
-      unfinished += w.value("fct", true) ? w["unfinished"].get<int64_t>() : 0;
-    }
-    if (unfinished > 0) {
+    if (const int64_t unfinished = workload_counts(s, true).unfinished; unfinished > 0) {
       t += fmt::format("  not in the FCTs  {} unfinished flows\n", unfinished);
     }
   } else if (c["unfinished_flows"].get<int64_t>() > 0) {

@@ -276,14 +276,8 @@ std::string summary_table(const nlohmann::json& s) {
   if (!only_groups && fct && !only_fct(s)) {
     // Flows beside application messages: each counted under its own name.
     for (const bool flows : {true, false}) {
-      int64_t created = 0, finished = 0;
-      for (const auto& w : s["workloads"]) {
-        if (w.value("fct", true) == flows) {
-          created += w["created"].get<int64_t>();
-          finished += w["finished"].get<int64_t>();
-        }
-      }
-      t += fmt::format("  {:16} {} completed of {}\n", flows ? "flows" : "messages", num(finished), num(created));
+      const WorkloadCounts c = workload_counts(s, flows);
+      t += fmt::format("  {:16} {} completed of {}\n", flows ? "flows" : "messages", num(c.finished), num(c.created));
     }
   } else if (!only_groups) {
     t += fmt::format("  {:16} {} completed of {}{}\n", fct ? "flows" : "messages", num(s["flows"]["completed"]),

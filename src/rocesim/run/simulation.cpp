@@ -194,7 +194,10 @@ void Simulation::build() {
   warnings_.insert(warnings_.end(), deferred_warnings.begin(), deferred_warnings.end());
   for (const auto& [use, section] :
        {std::pair{&sc_.preset, "switch"}, std::pair{&sc_.server_preset, "server"}, std::pair{&sc_.nic_preset, "nic"}}) {
-    for (const PresetUse::Override& o : *use ? (*use)->overrides : std::vector<PresetUse::Override>{}) {
+    if (!*use) {
+      continue;
+    }
+    for (const PresetUse::Override& o : (*use)->overrides) {
       warnings_.push_back(fmt::format("{}: {} is {}, not {}.preset {}'s {}: the scenario's value applies", sc_.file,
                                       o.key, o.value, section, (*use)->name, o.preset_value));
     }
