@@ -50,7 +50,7 @@ TEST(Cli, DefaultScenarioRunsAndWritesTheResultFiles) {
   EXPECT_EQ(s["scenario"]["nic"]["cc"]["type"], "dcqcn");
   EXPECT_EQ(slurp(d / "flows.csv")
                 .rfind("flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,"
-                       "slowdown,retransmits,cnps,operation,status,delivered_bytes,src_name,dst_name\n",
+                       "slowdown,retransmits,cnps,operation,status,delivered_bytes,src_name,dst_name,out_of_order\n",
                        0),
             0u);
   EXPECT_FALSE(slurp(d / "ports.csv").empty());

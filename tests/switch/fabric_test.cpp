@@ -253,7 +253,7 @@ TEST(Ecmp, FlowsSpreadEvenlyOverTheUplinks) {
     p.src = static_cast<uint32_t>(rng.below(4));
     p.dst = 4 + static_cast<uint32_t>(rng.below(4));
     p.sport = static_cast<uint16_t>(49152 + rng.below(16384));
-    ++per_port[leaf0.route(p)];
+    ++per_port[leaf0.hashed_route(p)];
   }
   ASSERT_EQ(per_port.size(), 8u);
   for (auto [port, n] : per_port) {

@@ -35,22 +35,22 @@ double slowdown(Time fct, Time ideal) {
 std::string flows_csv(const Network& net) {
   std::string out =
       "flow_id,src,dst,size_bytes,priority,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,retransmits,cnps,operation,"
-      "status,delivered_bytes,src_name,dst_name\n";
+      "status,delivered_bytes,src_name,dst_name,out_of_order\n";
   for (const auto& f : net.flows()) {
     const auto ns = [](Time t) { return fmt::format("{:.3f}", static_cast<double>(t.ps()) / 1000.0); };
     const std::string src = csv_field(net.nics()[f.spec.src]->name());
     const std::string dst = csv_field(net.nics()[f.spec.dst]->name());
     if (f.done) {
       const Time fct = f.end - f.spec.start;
-      out +=
-          fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},ok,{},{},{}\n", f.id, f.spec.src, f.spec.dst,
-                      f.spec.size.count(), f.spec.priority, ns(f.spec.start), ns(f.end), ns(fct), ns(f.ideal_fct),
-                      slowdown(fct, f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op), f.delivered, src, dst);
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},ok,{},{},{},{}\n", f.id, f.spec.src, f.spec.dst,
+                         f.spec.size.count(), f.spec.priority, ns(f.spec.start), ns(f.end), ns(fct), ns(f.ideal_fct),
+                         slowdown(fct, f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op), f.delivered, src, dst,
+                         f.out_of_order);
     } else {  // a failed message's end is when its QP went to the error state
-      out += fmt::format("{},{},{},{},{},{},{},,{},,{},{},{},{},{},{},{}\n", f.id, f.spec.src, f.spec.dst,
+      out += fmt::format("{},{},{},{},{},{},{},,{},,{},{},{},{},{},{},{},{}\n", f.id, f.spec.src, f.spec.dst,
                          f.spec.size.count(), f.spec.priority, ns(f.spec.start), f.failed ? ns(f.end) : "",
                          ns(f.ideal_fct), f.retransmits, f.cnps, to_string(f.spec.op),
-                         f.failed ? "failed" : "unfinished", f.delivered, src, dst);
+                         f.failed ? "failed" : "unfinished", f.delivered, src, dst, f.out_of_order);
     }
   }
   return out;

@@ -23,7 +23,8 @@ const Schema<RoutingParams>& RoutingParams::schema() {
              one_of({"rocesim", "hpcc-ns3"}))
         .add(&RoutingParams::ecmp_dport, "ecmp_dport", "100",
              "with ecmp hpcc-ns3: the UDP destination port of every flow in that hash (its flow file's dport)",
-             in_range<int64_t>(0, 65535));
+             in_range<int64_t>(0, 65535))
+        .reserved("balance", "how packets spread over equal-cost paths, see routing.balance.*");
     return sc;
   }();
   return s;

@@ -347,6 +347,18 @@ void Network::build_routes(const std::string& scenario_file) {
   }
 }
 
+void Network::use_balance(const BalanceAlgorithm& balance) {
+  for (const auto& sw : switches_) {
+    Rng r = sim_.rng("balance." + sw->name());
+    sw->set_balancer(balance.make(BalancerInit{sw->ecmp().seed, r.next(), sw->num_ports()}));
+  }
+  if (const int n = balance.entropies(); n > 1) {
+    for (const auto& nic : nics_) {
+      nic->use_entropies(n);
+    }
+  }
+}
+
 void Network::use_hpcc_ecmp(uint16_t dport) {
   hpcc_ecmp_ = std::make_unique<HpccEcmp>();
   hpcc_ecmp_->dport = dport;
@@ -658,13 +670,17 @@ void Network::gather() const {
   gathered_.clear();
   grouped_.clear();
   std::vector<std::pair<std::tuple<Time, uint32_t, size_t>, size_t>> unnumbered;
-  std::vector<bool> responder_counted(conns_.size(), false);
+  std::vector<bool> responder_counted(conns_.size(), false), reorder_counted(conns_.size(), false);
   for (const auto& nic : nics_) {
     const auto& recs = nic->records();
     for (size_t i = 0; i < recs.size(); ++i) {
       FlowRecord r = recs[i];
       const FlowPath& c = conns_[r.conn];
       r.delivered = std::clamp<int64_t>(nics_[c.receiver]->delivered(c.recv_qpn) - r.offset, 0, r.spec.size.count());
+      if (!reorder_counted[r.conn]) {
+        reorder_counted[r.conn] = true;
+        r.out_of_order = nics_[c.receiver]->out_of_order(c.recv_qpn);
+      }
       if (r.spec.op == RdmaOp::kRead && !responder_counted[r.conn]) {  // a responder's counters, once per QP
         responder_counted[r.conn] = true;
         const auto [retx, cnps] = nics_[c.sender]->responder_counters(c.send_qpn);

@@ -147,6 +147,9 @@ class Network {
   // Switches pick next hops as the HPCC ns-3 simulator does (routing.ecmp: hpcc-ns3; switch/ecmp.hpp), its
   // flows' destination port being `dport`. Before connections: their round trips follow the paths.
   void use_hpcc_ecmp(uint16_t dport);
+  // How switches (and, for `source`, NICs) spread packets over equal-cost paths (routing.balance); each switch's
+  // balancer draws from its own random stream. Before the run.
+  void use_balance(const BalanceAlgorithm& balance);
   // Schedules the scenario's fabric events (before the run): each link change at both ends of the link at its
   // time, and each switch's new routes, computed now for the fabric as it will be, at the time its routing
   // converges. Throws what check_events throws.

@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rocesim/core/params.hpp"
@@ -122,6 +125,39 @@ std::string registry_doc(const Registry<Factory>& r) {
     doc += (doc.empty() ? "" : ", ") + n + " (" + r.find(n)->summary + ")";
   }
   return doc;
+}
+
+// An algorithm of the family `Interface` (CcAlgorithm, TcpCcAlgorithm, BalanceAlgorithm) configured by `Params`, whose
+// keys Params::schema() declares: it keeps its parameters and dumps them under its type name. Contract: a derived
+// algorithm is constructible from (Params, type name) and implements the family's `make`; its dump() is the schema's
+// dump of its parameters plus `type`, which the run's config.json records.
+template <class Interface, class Params>
+class ConfiguredAlgorithm : public Interface {
+ public:
+  ConfiguredAlgorithm(Params p, std::string type) : p_(std::move(p)), type_(std::move(type)) {}
+  nlohmann::json dump() const override {
+    auto j = Params::schema().dump(p_);
+    j["type"] = type_;
+    return j;
+  }
+
+ protected:
+  const Params& params() const { return p_; }
+
+ private:
+  Params p_;
+  std::string type_;
+};
+
+// The registry entry of `Algorithm`, constructed as Algorithm(Params, name) from the parameters the scenario gives
+// (`Factory` is the family's factory type, `name` a string that outlives the registry).
+template <class Factory, class Algorithm, class Params>
+Registered<Factory> configured_entry(const char* name, const char* summary) {
+  return {name, summary,
+          [name](const YAML::Node& n, const ParseCtx& ctx, const std::string& path) {
+            return std::make_unique<Algorithm>(Params::schema().parse(n, ctx, path), name);
+          },
+          describe_schema<Params>()};
 }
 
 }  // namespace rocesim

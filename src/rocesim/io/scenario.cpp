@@ -341,6 +341,8 @@ Scenario parse_scenario_tree(YAML::Node root, const std::string& file, const std
   sc.graph = build_topology(root["topology"], ctx, base_dir);
   sc.workload_node = root["workload"];
   sc.routing = RoutingParams::schema().parse(root["routing"], ctx, "routing");
+  sc.balance =
+      parse_balance(root["routing"].IsMap() ? root["routing"]["balance"] : YAML::Node(), ctx, "routing.balance");
   sc.engine_node = root["engine"];
   sc.output_node = root["output"];
   sc.engine = EngineParams::schema().parse(sc.engine_node, ctx, "engine");
@@ -387,6 +389,7 @@ std::vector<ParamDoc> all_params() {
   tcp_cc_registry().describe(out);
   workload_registry().describe(out, "workload[].type", "workload");
   RoutingParams::schema().describe("routing", out);
+  balance_registry().describe(out);
   EngineParams::schema().describe("engine", out);
   describe_fabric_events(out);
   CaptureParams::schema().describe("capture", out);

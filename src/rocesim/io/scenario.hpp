@@ -48,6 +48,7 @@ struct Scenario {
   TopologyGraph graph;
   YAML::Node workload_node;
   RoutingParams routing;
+  std::unique_ptr<BalanceAlgorithm> balance;  // routing.balance
   EngineParams engine;
   YAML::Node engine_node;  // for messages
   YAML::Node output_node;  // for messages

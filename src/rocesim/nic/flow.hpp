@@ -116,7 +116,9 @@ struct FlowRecord {
   int64_t timeouts = 0;
   int64_t delivered = 0;  // payload bytes the data receiver has taken in order
   int64_t naks = 0;
-  int64_t rnr_naks = 0;  // SEND only: receiver-not-ready NAKs
+  int64_t rnr_naks = 0;      // SEND only: receiver-not-ready NAKs
+  int64_t out_of_order = 0;  // data packets of its queue pair that reached the receiver out of order (the first
+                             // record of a queue pair carries the queue pair's count)
   // Where the message ran, for gathering: the requester's connection and the message's byte offset on it.
   uint32_t conn = 0;
   int64_t offset = 0;

@@ -72,6 +72,8 @@ class Nic final : public Node,
   // The link layer its packets are framed for (before the run; RoCEv2 unless set).
   void use_fabric(wire::Fabric f);
   wire::Fabric fabric() const { return fabric_; }
+  // routing.balance source: RDMA data packets spread over `n` UDP source ports per queue pair (before the run).
+  void use_entropies(int n) { rc_.use_entropies(n); }
   // InfiniBand credits (net/credits.hpp): this port's receive buffer per VL, and the peer's, which sets the
   // initial limit of what this port may send. Before the run.
   void enable_credits(const CreditConfig& rx, uint32_t peer_buffer_blocks);
@@ -105,6 +107,8 @@ class Nic final : public Node,
   int64_t delivered(uint32_t recv_qpn) const {
     return recv_qpn & kTcpBit ? tcp_->delivered(recv_qpn & ~kTcpBit) : rc_.delivered(recv_qpn);
   }
+  // Data packets a receive half saw arrive out of order (RDMA; TCP's reordering is not counted).
+  int64_t out_of_order(uint32_t recv_qpn) const { return recv_qpn & kTcpBit ? 0 : rc_.out_of_order(recv_qpn); }
   // Retransmissions and CNPs of a READ responder's send half (the requester holds the record).
   std::pair<int64_t, int64_t> responder_counters(uint32_t send_qpn) const { return rc_.responder_counters(send_qpn); }
   // For tests: drop the next data packet this NIC would send with this PSN on this send half (once); a TCP send

@@ -56,6 +56,11 @@ const Schema<NicParams>& NicParams::schema() {
         .add(&NicParams::post_cpu, "post_cpu", "100ns",
              "host CPU time of posting one work request (writing the WQE, ringing the doorbell): an assumption of "
              "the order of an MMIO write; counted in nics.csv cpu_s")
+        .add(&NicParams::ooo_placement, "ooo_placement", "false",
+             "out-of-order data placement: a WRITE's packets that arrive ahead of a missing one are placed in memory "
+             "and the message completes when the gap fills, instead of being dropped and answered with a NAK "
+             "(go-back-N); ConnectX-5 and later, for RC QPs (NVIDIA MLNX_OFED documentation, 'Out-of-Order (OOO) "
+             "Data Placement'). SEND packets and READ responses are still taken in order only")
         .reserved("cc", "congestion control, see nic.cc.*")
         .reserved("preset", "connectx-6: a NIC model's latency terms and message rate as defaults (see docs/model.md)");
     return sc;

@@ -22,16 +22,17 @@ struct NicParams {
   int64_t ack_priority = 0;
   int64_t cnp_priority = 0;
   Time rnr_timer;
-  Time tx_pipeline;           // from the NIC's send engine to the wire, per packet
-  Time rx_pipeline;           // from the wire to host memory (and the receive engine), per packet
-  Time wqe_fetch;             // from a doorbell to the NIC holding the work request (MMIO write, DMA read of the WQE)
-  Time wqe_gap;               // the send engine's time per work request: its message rate is 1 / wqe_gap
-  int64_t max_rd_atomic = 0;  // READs a requester has outstanding per QP; the responder keeps as many
-  int64_t retry_count = 0;    // timeouts in a row a requester retries before its QP goes to the error state
-  std::string dscp_map;       // priority to the DSCP the NIC writes, "auto" to follow the switches' map
-  Bytes rx_buffer;            // the receive buffer a slow receiver fills (nic/rx_buffer.hpp)
-  int64_t cable_length = 0;   // metres, for the receive buffer's PFC headroom
-  Time post_cpu;              // host CPU time of posting one work request (ibv_post_send)
+  Time tx_pipeline;            // from the NIC's send engine to the wire, per packet
+  Time rx_pipeline;            // from the wire to host memory (and the receive engine), per packet
+  Time wqe_fetch;              // from a doorbell to the NIC holding the work request (MMIO write, DMA read of the WQE)
+  Time wqe_gap;                // the send engine's time per work request: its message rate is 1 / wqe_gap
+  int64_t max_rd_atomic = 0;   // READs a requester has outstanding per QP; the responder keeps as many
+  int64_t retry_count = 0;     // timeouts in a row a requester retries before its QP goes to the error state
+  std::string dscp_map;        // priority to the DSCP the NIC writes, "auto" to follow the switches' map
+  Bytes rx_buffer;             // the receive buffer a slow receiver fills (nic/rx_buffer.hpp)
+  int64_t cable_length = 0;    // metres, for the receive buffer's PFC headroom
+  Time post_cpu;               // host CPU time of posting one work request (ibv_post_send)
+  bool ooo_placement = false;  // WRITE packets ahead of a missing one are placed, not dropped (RcTransport)
   static const Schema<NicParams>& schema();
 };
 

@@ -1,6 +1,7 @@
 #include "rocesim/nic/rc_transport.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace rocesim {
 
@@ -343,6 +344,9 @@ Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, Time now) {
   const int payload = static_cast<int>(std::min<int64_t>(p_.mtu, q.tx_size - offset));
   const bool first = psn == q.tx_first, last = psn + 1 == q.tx_end;
   Packet* p = addressed(PacketKind::kData, q.dst, q.dst_qpn, q.tx_flow, psn, q.sport);
+  if (entropies_ > 1 && !q.read_response) [[unlikely]] {
+    p->sport = next_entropy(q, qpn);
+  }
   p->payload = static_cast<uint16_t>(std::max(payload, 0));
   p->opcode = wire::data_opcode(q.op, first, last);
   p->frame = static_cast<uint16_t>(wire::rdma_frame(fabric_, p->payload, wire::ext_headers(p->opcode)) +
@@ -509,7 +513,13 @@ void RcTransport::on_data(Packet* p) {
     if (p->flags & Packet::kFlagLast) {
       message_received(r, p->opcode);
     }
+    if (!r.placed.empty()) [[unlikely]] {
+      take_placed(r, *p);
+    }
   } else if (p->psn > r.expected) {
+    if (out_of_order(r, *p)) {
+      return;
+    }
     if (!r.nak_sent) {
       r.nak_sent = true;
       send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.expected);
@@ -517,6 +527,83 @@ void RcTransport::on_data(Packet* p) {
   } else if (p->flags & Packet::kFlagAckReq) {
     // A duplicate that asks for an ACK (after a timeout): repeat the cumulative one.
     send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.expected - 1);
+  }
+}
+
+bool RcTransport::out_of_order(RecvQp& r, const Packet& p) {
+  const uint32_t depth = p.psn - r.expected;
+  ++r.ooo;
+  ++cnt_.reorder_depth[reorder_bucket(depth)];
+  const bool write = p.opcode >= wire::kWriteFirst && p.opcode <= wire::kWriteOnlyImm;
+  if (!p_.ooo_placement || !write || depth >= kMaxPlaceWindow) {
+    return false;
+  }
+  if (depth >= r.placed.size()) {
+    grow_placed(r, std::bit_ceil(std::max<uint32_t>(depth + 1, 64)));
+  }
+  Placed& slot = r.placed[p.psn & (r.placed.size() - 1)];
+  if (slot.opcode == 0xFF) {  // (a second copy of a placed packet changes nothing)
+    slot = Placed{p.payload, p.opcode, p.flags, p.ecn == wire::kCe};
+  }
+  return true;
+}
+
+// The placed packets are taken as the in-order path takes a packet: counted, acknowledged every ack_interval (or
+// at an AckReq), a message ending in one is received.
+void RcTransport::grow_placed(RecvQp& r, uint32_t slots) {
+  std::vector<Placed> ring(slots);
+  const auto old = static_cast<uint32_t>(r.placed.size());
+  for (uint32_t i = 0; i < old; ++i) {
+    if (r.placed[i].opcode != 0xFF) {  // the slot of the one PSN in [expected, expected + old) that is i mod old
+      const uint32_t psn = r.expected + ((i - r.expected) & (old - 1));
+      ring[psn & (slots - 1)] = r.placed[i];
+    }
+  }
+  r.placed = std::move(ring);
+}
+
+void RcTransport::take_placed(RecvQp& r, const Packet& about) {
+  const size_t mask = r.placed.size() - 1;
+  for (Placed* s = &r.placed[r.expected & mask]; s->opcode != 0xFF; s = &r.placed[r.expected & mask]) {
+    const Placed slot = *s;
+    *s = Placed{};
+    ++r.expected;
+    r.delivered += slot.payload;
+    r.msg_bytes += slot.payload;
+    r.ce_since_ack += slot.ce;
+    if (++r.since_ack >= p_.ack_interval || (slot.flags & Packet::kFlagAckReq)) {
+      send_ctrl(PacketKind::kAck, about, r.src, r.src_qpn, r.expected - 1,
+                CtrlExtra{0, static_cast<uint16_t>(r.since_ack), static_cast<uint16_t>(r.ce_since_ack)});
+      r.since_ack = r.ce_since_ack = 0;
+    }
+    if (slot.flags & Packet::kFlagLast) {
+      message_received(r, slot.opcode);
+    }
+  }
+}
+
+// REPS's choice (Bonato et al., 2024, algorithm 1): the oldest entropy that came back unmarked, else the next
+// fresh one of the QP's range.
+uint16_t RcTransport::next_entropy(SendQp& q, uint32_t qpn) {
+  SendSide& side = sq_side_[qpn];
+  if (side.recycled_head < side.recycled.size()) {
+    const uint16_t e = side.recycled[side.recycled_head++];
+    if (side.recycled_head >= 64 && side.recycled_head * 2 >= side.recycled.size()) {
+      side.recycled.erase(side.recycled.begin(),
+                          side.recycled.begin() + static_cast<std::ptrdiff_t>(side.recycled_head));
+      side.recycled_head = 0;
+    }
+    return e;
+  }
+  const uint32_t k = side.fresh;
+  side.fresh = k + 1 < static_cast<uint32_t>(entropies_) ? k + 1 : 0;
+  // Within the ephemeral range 49152-65535, from the QP's own port on.
+  return static_cast<uint16_t>(49152 + (q.sport + k) % 16384);
+}
+
+void RcTransport::entropy_acked(uint32_t qpn, uint16_t entropy, bool marked) {
+  if (!marked) {
+    sq_side_[qpn].recycled.push_back(entropy);
   }
 }
 
@@ -560,11 +647,15 @@ void RcTransport::on_read_response(RecvQp& r, const Packet* p) {
       issue_reads(r);
       finish_message(m, r.owner, r.handle);
     }
-  } else if (p->psn > r.expected && !r.nak_sent && r.read_head < r.reads.size()) {
-    r.nak_sent = true;
-    const QpMessage& m = r.reads[r.read_head];
-    ++ctx_.nic.record(m.record).naks;
-    send_read_request(r, m, r.expected);
+  } else if (p->psn > r.expected) {
+    ++r.ooo;
+    ++cnt_.reorder_depth[reorder_bucket(p->psn - r.expected)];
+    if (!r.nak_sent && r.read_head < r.reads.size()) {
+      r.nak_sent = true;
+      const QpMessage& m = r.reads[r.read_head];
+      ++ctx_.nic.record(m.record).naks;
+      send_read_request(r, m, r.expected);
+    }
   }
 }
 
@@ -575,6 +666,9 @@ void RcTransport::on_ack(Packet* p) {
     return;
   }
   const uint32_t upto = p->kind == PacketKind::kAck ? p->psn + 1 : p->psn;
+  if (entropies_ > 1 && p->kind == PacketKind::kAck) [[unlikely]] {
+    entropy_acked(qpn, p->sport, p->ack_ce > 0);
+  }
   if (upto > q.acked) {
     // Payload newly acknowledged: of each message the ACK reaches, its packets up to `upto` (whole, but at most
     // its size) less those acknowledged before.
@@ -616,7 +710,7 @@ void RcTransport::on_ack(Packet* p) {
     }
     q.hold_until = ctx_.sim.now() + p_.rnr_timer;
     go_back(q, p->psn, qpn);
-  } else if (p->kind == PacketKind::kNak) {
+  } else if (p->kind == PacketKind::kNak && p->psn >= q.acked) {  // (a NAK overtaken by a later ACK is stale)
     if (FlowRecord* rec = head_record(qpn)) {
       ++rec->naks;
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -47,6 +48,13 @@ struct RecvQpInit {
   uint32_t conn = 0;
 };
 
+// Buckets of reorder depth (how far past the next expected PSN a data packet arrives): 1, 2-3, 4-7, ... and the
+// last one every depth from 2^(kReorderBuckets - 1) on.
+inline constexpr int kReorderBuckets = 12;
+inline int reorder_bucket(uint32_t depth) {
+  return std::min(kReorderBuckets - 1, 31 - __builtin_clz(std::max<uint32_t>(depth, 1)));
+}
+
 // What the RC transport counts.
 struct RcCounters {
   int64_t data_sent = 0;  // data packets put on the wire, retransmissions included
@@ -54,6 +62,8 @@ struct RcCounters {
   int64_t cnps_sent = 0;
   int64_t naks_sent = 0;
   int64_t acks_sent = 0;
+  // Data packets that arrived past the next expected PSN (out of order), by depth bucket (reorder_bucket).
+  std::array<int64_t, kReorderBuckets> reorder_depth{};
 };
 
 // Fields of an ACK or NAK beyond the addressing (see RcTransport::send_ctrl).
@@ -84,6 +94,8 @@ class RcTransport final : public NicTransport {
   void use_fabric(wire::Fabric f);
   // Data packets carry, and ACKs echo, an INT header (HPCC).
   bool telemetry() const { return telemetry_; }
+  // Each send half spreads its data packets over `n` UDP source ports (routing.balance: source), from its own.
+  void use_entropies(int n) { entropies_ = n; }
 
   // Half queue pairs, set up before the run; `line_rate` is the NIC's link's (the congestion control's start).
   uint32_t add_send_qp(const SendQpInit& init, Rate line_rate);
@@ -162,6 +174,8 @@ class RcTransport final : public NicTransport {
   const RcCounters& counters() const { return cnt_; }
   // What a receive half has taken in order, in payload bytes.
   int64_t delivered(uint32_t recv_qpn) const override { return recv_[recv_qpn].delivered; }
+  // Data packets a receive half saw arrive out of order (past the next expected PSN).
+  int64_t out_of_order(uint32_t recv_qpn) const { return recv_[recv_qpn].ooo; }
   // Retransmissions and CNPs of a READ responder's send half (the requester holds the record).
   std::pair<int64_t, int64_t> responder_counters(uint32_t send_qpn) const {
     return {sq_side_[send_qpn].retransmits, sq_side_[send_qpn].cnps};
@@ -232,6 +246,22 @@ class RcTransport final : public NicTransport {
     int64_t posted_bytes = 0;  // of all messages posted (a message's offset on the QP)
     int64_t acked_bytes = 0;
     int64_t retransmits = 0, cnps = 0;
+    // routing.balance source: entropies acknowledged without a CE mark, to be used again (oldest first), and
+    // the offset from the QP's own port of the next fresh one.
+    std::vector<uint16_t> recycled;
+    size_t recycled_head = 0;
+    uint32_t fresh = 0;
+  };
+  // Out-of-order placement (nic.ooo_placement): the WRITE packets a receive half has placed past its next
+  // expected PSN, in a ring of a power of two slots (slot psn % size; opcode 0xFF marks an empty one) that grows
+  // with the deepest packet placed, up to kMaxPlaceWindow PSNs past the next expected one; a packet deeper than
+  // that is dropped and answered with a NAK, as without placement.
+  static constexpr uint32_t kMaxPlaceWindow = 8192;
+  struct Placed {
+    uint16_t payload = 0;
+    uint8_t opcode = 0xFF;
+    uint8_t flags = 0;
+    bool ce = false;
   };
   struct RecvQp {
     uint32_t src = 0;
@@ -260,6 +290,8 @@ class RcTransport final : public NicTransport {
     size_t read_next = 0;  // the first READ whose request has not gone out (max_rd_atomic)
     uint32_t read_end = 0;
     int64_t posted_bytes = 0;
+    int64_t ooo = 0;             // data packets that arrived past `expected`
+    std::vector<Placed> placed;  // empty until a WRITE packet is placed out of order
   };
 
   void start_send(uint32_t qpn, const WorkRequest& wr, uint32_t record, uint32_t flow);
@@ -293,6 +325,17 @@ class RcTransport final : public NicTransport {
   // Everything is filled in before the packet is queued: it may leave at once.
   void send_ctrl(PacketKind kind, const Packet& about, uint32_t dst, uint32_t qpn, uint32_t psn, CtrlExtra extra = {});
   void on_read_response(RecvQp& r, const Packet* p);
+  // A data packet `depth` PSNs past the next expected one: counted, and with nic.ooo_placement a WRITE's packet
+  // within the window is kept. Whether it was.
+  bool out_of_order(RecvQp& r, const Packet& p);
+  // After `about` was taken in order: takes the placed packets that now follow, as if they arrived with it.
+  void take_placed(RecvQp& r, const Packet& about);
+  // Makes the ring at least `slots` long (a power of two), keeping what it holds.
+  static void grow_placed(RecvQp& r, uint32_t slots);
+  // routing.balance source: the entropy (UDP source port) of a send half's next data packet, and what an ACK's
+  // echo of one says about it.
+  uint16_t next_entropy(SendQp& q, uint32_t qpn);
+  void entropy_acked(uint32_t qpn, uint16_t entropy, bool marked);
   void message_received(RecvQp& r, uint8_t opcode);
   // Resends from `psn` (go-back-N, IBTA vol 1, 9.7.5.1.1): counts the packets sent again, rewinds the message
   // being sent, and restarts the timeout.
@@ -330,6 +373,7 @@ class RcTransport final : public NicTransport {
   std::vector<RecvQp> recv_;
   RcCounters cnt_;
   bool telemetry_ = false;
+  int entropies_ = 0;       // routing.balance source: UDP source ports per send half; 0: its own only
   uint8_t wire_flags_ = 0;  // Packet::kFlagIb on InfiniBand
   wire::Fabric fabric_ = wire::Fabric::kRoceV2;
   TransportContext ctx_;

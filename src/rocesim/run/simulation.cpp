@@ -119,6 +119,9 @@ void Simulation::build() {
   if (sc_.routing.ecmp == "hpcc-ns3") {
     net_->use_hpcc_ecmp(static_cast<uint16_t>(sc_.routing.ecmp_dport));
   }
+  if (sc_.balance) {
+    net_->use_balance(*sc_.balance);
+  }
   net_->attach_servers(sc_.server, sc_.file);
   net_->set_tcp(sc_.tcp, *sc_.tcp_cc);
   const ParseCtx ctx{sc_.file, &sc_.inputs};
@@ -257,6 +260,9 @@ void Simulation::build() {
   resolved_["workload"] = workloads;
   resolved_["output"] = OutputParams::schema().dump(sc_.output);
   resolved_["routing"] = RoutingParams::schema().dump(sc_.routing);
+  if (sc_.balance) {
+    resolved_["routing"]["balance"] = sc_.balance->dump();
+  }
   if (!sc_.events.empty()) {
     nlohmann::json ev = nlohmann::json::array();
     for (const FabricEvent& e : sc_.events) {

@@ -227,7 +227,7 @@ class SwitchOn final : public Switch {
         return;
       }
       const int prio = Fc::kClassByDscp ? dscp_to_prio_[p.dscp & 63] : p.priority & 7;
-      const uint16_t o = route(p);
+      const uint16_t o = hashed_route(p);
       if (faults_ && o >= ports_.size()) [[unlikely]] {  // no route: only routes computed after a failure have none
         return;
       }

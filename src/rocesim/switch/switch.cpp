@@ -163,6 +163,16 @@ void Switch::set_routes(std::shared_ptr<const RouteTable> table, const Ecmp& ecm
   set_offset_ = routes_->set_offset.data();
   set_ports_ = routes_->set_ports.data();
   ecmp_ = ecmp;
+  if (balancer_) {
+    balancer_->sets_changed(routes_->set_offset.size() - 1);
+  }
+}
+
+void Switch::set_balancer(std::unique_ptr<LoadBalancer> balancer) {
+  balancer_ = std::move(balancer);
+  if (balancer_ && routes_) {
+    balancer_->sets_changed(routes_->set_offset.size() - 1);
+  }
 }
 
 void Switch::schedule_routes(std::shared_ptr<const RouteTable> table, Time at) {

@@ -12,6 +12,7 @@
 #include "rocesim/core/params.hpp"
 #include "rocesim/net/credits.hpp"  // InfinibandParams
 #include "rocesim/net/node.hpp"
+#include "rocesim/switch/balance.hpp"
 #include "rocesim/switch/buffer.hpp"
 #include "rocesim/switch/ecmp.hpp"
 #include "rocesim/switch/ecn.hpp"
@@ -77,6 +78,9 @@ class Switch : public Node {
   // The forwarding table (possibly shared with other switches) and this switch's ECMP hash seed.
   void set_routes(std::shared_ptr<const RouteTable> table, const Ecmp& ecmp);
   const Ecmp& ecmp() const { return ecmp_; }
+  // Per-packet or per-flowlet choices among the next hops (routing.balance), instead of the ECMP hash; nullptr:
+  // the hash.
+  void set_balancer(std::unique_ptr<LoadBalancer> balancer);
   // Whether `port` leads to a switch nearer the top of the fabric (Tagger's bounces; switch/tagger.hpp); before
   // finalize(), which hands it to the stages.
   void set_upward(uint16_t port, bool up) { upward_[port] = up; }
@@ -110,7 +114,18 @@ class Switch : public Node {
   // PFC frames this port sent that pause at least one priority, and those that only resume.
   int64_t pfc_pause_frames(uint16_t port) const { return flow_control().pause_frames(port); }
   int64_t pfc_resume_frames(uint16_t port) const { return flow_control().resume_frames(port); }
-  uint16_t route(const Packet& p) const {
+  // The egress port of `p`: its destination's next hops, one picked by the balancer or the ECMP hash.
+  uint16_t route(const Packet& p) {
+    if (balancer_) [[unlikely]] {
+      const uint16_t set = route_set_[p.dst];
+      const uint32_t b = set_offset_[set];
+      const uint32_t n = set_offset_[set + 1u] - b;
+      return set_ports_[b + balancer_->pick(p, set, set_ports_ + b, n, sim_.now(), load_)];
+    }
+    return hashed_route(p);
+  }
+  // The port the ECMP hash picks (route() without a balancer; a guess for prefetching with one).
+  uint16_t hashed_route(const Packet& p) const {
     const uint16_t set = route_set_[p.dst];
     const uint32_t b = set_offset_[set];
     const uint32_t n = set_offset_[set + 1u] - b;
@@ -245,7 +260,22 @@ class Switch : public Node {
   const uint32_t* set_offset_ = nullptr;
   const uint16_t* set_ports_ = nullptr;
   Ecmp ecmp_;
+  std::unique_ptr<LoadBalancer> balancer_;
   Rng rng_;
+  // What the balancer reads: the bytes queued at each port and those left of the frame being sent.
+  struct Load final : PortLoad {
+    Load(const std::vector<Port>& p, const std::vector<Time>& b) : ports(p), busy_until(b) {}
+    int64_t bytes(uint16_t port, Time now) const override {
+      const Time left = busy_until[port] - now;
+      const int64_t sending =
+          left > Time()
+              ? static_cast<int64_t>(static_cast<__int128>(left.ps()) * ports[port].link.rate.bps() / 8'000'000'000'000)
+              : 0;
+      return ports[port].queued + sending;
+    }
+    const std::vector<Port>& ports;
+    const std::vector<Time>& busy_until;
+  } load_{ports_, busy_until_};
 };
 
 // A switch with PFC over a shared-buffer MMU (Ethernet), or with InfiniBand's credits if `ib` is given (FECN
