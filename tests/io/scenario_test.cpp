@@ -214,10 +214,19 @@ TEST(ScenarioInput, NestedAliasesThatExpandBeyondTheBoundAreRefusedQuickly) {
 
 TEST(ScenarioInput, ASecondYamlDocumentIsAnErrorNotDropped) {
   const InputError e = error_of("topology: {type: star, hosts: 2}\n---\nstop: 1ms\n");
-  EXPECT_EQ(e.line(), 3);
+  EXPECT_EQ(e.line(), 2);  // the '---' that starts it
   EXPECT_NE(e.problem().find("second YAML document"), std::string::npos) << e.what();
   // A document marker before the only document is fine.
   EXPECT_NO_THROW(make_sim("---\ntopology: {type: star, hosts: 2}\n"));
+}
+
+TEST(ScenarioInput, AStrayCommaIsMalformedYamlNotAHang) {
+  // yaml-cpp 0.7's LoadAll looped forever, allocating, on these (jbeder/yaml-cpp issue 1040).
+  for (const std::string text : {",# x\nname: a\n", ",\n", "name: a\n,\n"}) {
+    const InputError e = error_of(text);
+    EXPECT_NE(e.problem().find("malformed YAML"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(error_of("seed: 1\n, x\n").line(), 2);
 }
 
 TEST(ScenarioInput, ADeadlockCheckPeriodThatCannotMoveTheClockIsRefused) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -139,6 +140,30 @@ wire::Fabric fabric_of(const std::string& name) {
 }
 
 namespace {
+// Where each YAML document of a text starts, for the first `most` of them. yaml-cpp 0.7's LoadAll loops forever,
+// allocating, on a stray flow indicator such as a leading ',' (jbeder/yaml-cpp issue 1040; fixed by pull request
+// 1319, after the version Debian 12 ships): its parser reports a document without consuming the token. Counting
+// with a bounded loop finds that (a second document starting where the first did) without looping.
+std::vector<YAML::Mark> document_starts(const std::string& text, size_t most) {
+  struct Starts final : YAML::EventHandler {
+    std::vector<YAML::Mark> at;
+    void OnDocumentStart(const YAML::Mark& m) override { at.push_back(m); }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+  } starts;
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  while (starts.at.size() < most && parser.HandleNextDocument(starts)) {
+  }
+  return starts.at;
+}
+
 // What InfiniBand does not have or rocesim does not model on it: errors for what cannot run, a warning for
 // settings that mean nothing there (docs/scenario.md, "Fabrics").
 void check_fabric(Scenario& sc, const YAML::Node& root) {
@@ -285,12 +310,16 @@ Scenario parse_scenario(const std::string& text, const std::string& file, const 
   }
   YAML::Node root;
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    const std::vector<YAML::Mark> docs = document_starts(text, 2);
+    if (docs.size() > 1 && docs[1].pos == docs[0].pos) {
+      throw InputError(file, docs[1].line + 1, "",
+                       fmt::format("malformed YAML: nothing can be read from column {} on", docs[1].column + 1));
+    }
     if (docs.size() > 1) {
-      throw InputError(file, line_of(docs[1]), "",
+      throw InputError(file, docs[1].line + 1, "",
                        "a second YAML document (after '---'): a scenario is one document; remove it or the '---'");
     }
-    root = docs.empty() ? YAML::Node() : docs.front();
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line + 1, "", "malformed YAML: " + e.msg);
   }
