@@ -42,7 +42,11 @@ class End final : public EventHandler, public TransportHost {
   RcTransport rc;
   End* peer = nullptr;
   Time delay = Time::us(1);
-  bool drop_data = false;  // every data packet is lost on the wire
+  bool drop_data = false;          // every data packet is lost on the wire
+  uint32_t late_psn = UINT32_MAX;  // the data packet with this PSN takes `late_by` longer (it is overtaken)
+  Time late_by;
+  uint16_t mark_sport = 0;            // data packets with this UDP source port arrive CE-marked
+  std::vector<uint16_t> data_sports;  // the UDP source port of each data packet sent
   std::vector<Sent> sent;
   std::vector<Completion> done;
   std::vector<FlowRecord> records;
@@ -80,7 +84,18 @@ class End final : public EventHandler, public TransportHost {
       pool.release(p);
       return;
     }
-    sim.at(sim.now() + delay, peer, kEvDeliver, reinterpret_cast<uint64_t>(p));
+    Time at = sim.now() + delay;
+    if (p->kind == PacketKind::kData) {
+      data_sports.push_back(p->sport);
+      if (p->psn == late_psn) {
+        late_psn = UINT32_MAX;  // (once: not its resends)
+        at = at + late_by;
+      }
+      if (mark_sport && p->sport == mark_sport) {
+        p->ecn = wire::kCe;
+      }
+    }
+    sim.at(at, peer, kEvDeliver, reinterpret_cast<uint64_t>(p));
   }
   void wake() override {
     Time earliest = Time::max();
@@ -253,6 +268,64 @@ TEST(RcTransport, ReadsBeyondMaxRdAtomicWaitForTheOldestToComplete) {
   }
   // The requester does not acknowledge READ responses.
   EXPECT_EQ(t.b.count(PacketKind::kAck), 0);
+}
+
+TEST(RcTransport, WithPlacementAnOvertakenPacketCostsNoNakAndTheMessageCompletesWhenItLands) {
+  // PSN 2 of 8 arrives 10 us late: PSNs 3..7 overtake it. Placed, they wait for it; nothing is sent again.
+  NicParams p = params();
+  p.ooo_placement = true;
+  Pair t(p);
+  t.a.late_psn = 2;
+  t.a.late_by = Time::us(10);
+  t.a.post(0, RdmaOp::kWrite, 8'000);
+  t.run();
+  EXPECT_TRUE(psns(t.b, PacketKind::kNak).empty());
+  EXPECT_EQ(t.a.rc.counters().data_sent, 8);
+  EXPECT_EQ(t.b.rc.delivered(0), 8'000);
+  EXPECT_EQ(t.b.rc.out_of_order(0), 5);
+  // Depths 1, 2, 3, 4, 5 past PSN 2: buckets 1, 2-3, 4-7.
+  const auto& depth = t.b.rc.counters().reorder_depth;
+  EXPECT_EQ(depth[0], 1);
+  EXPECT_EQ(depth[1], 2);
+  EXPECT_EQ(depth[2], 2);
+  // ACKs 0 and 1 on arrival, then 2..7 together when PSN 2 lands; the completion follows the last one's wire.
+  EXPECT_EQ(psns(t.b, PacketKind::kAck), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  ASSERT_EQ(t.a.done.size(), 1u);
+  const Time psn2_lands = t.a.sent[2].at + t.a.delay + Time::us(10);
+  EXPECT_EQ(t.a.done[0].at, psn2_lands + t.a.delay);
+  // Without placement the same late packet costs a NAK and a resend of PSNs 2..7.
+  Pair g;
+  g.a.late_psn = 2;
+  g.a.late_by = Time::us(10);
+  g.a.post(0, RdmaOp::kWrite, 8'000);
+  g.run();
+  EXPECT_EQ(psns(g.b, PacketKind::kNak), (std::vector<uint32_t>{2}));
+  EXPECT_EQ(g.a.records[0].retransmits, 6);
+  EXPECT_EQ(g.b.rc.out_of_order(0), 5);
+}
+
+TEST(RcTransport, SourceEntropiesReuseThoseAckedUnmarkedAndLeaveAMarkedOne) {
+  // Four entropies from the QP's port (0: 49152 .. 49155); packets on 49153 arrive CE-marked. Fresh entropies
+  // go round the four; an unmarked one comes back with its ACK and is used again, a marked one is not.
+  Pair t;
+  t.a.rc.use_entropies(4);
+  t.a.mark_sport = 49153;
+  t.a.post(0, RdmaOp::kWrite, 400'000);  // 400 packets
+  t.run();
+  const std::vector<uint16_t>& e = t.a.data_sports;
+  ASSERT_EQ(e.size(), 400u);
+  EXPECT_EQ(std::vector<uint16_t>(e.begin(), e.begin() + 5),
+            (std::vector<uint16_t>{49152, 49153, 49154, 49155, 49152}));
+  int marked_late = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    EXPECT_GE(e[i], 49152);
+    EXPECT_LE(e[i], 49155);
+    marked_late += i >= 200 && e[i] == 49153;
+  }
+  // With ACKs back after 2 us (25 packets at 100G), the last 200 packets reuse acknowledged entropies: the marked
+  // one is not among them.
+  EXPECT_EQ(marked_late, 0);
+  EXPECT_EQ(t.b.rc.delivered(0), 400'000);
 }
 
 }  // namespace rocesim

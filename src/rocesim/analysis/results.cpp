@@ -357,6 +357,16 @@ std::string summary_table(const nlohmann::json& s) {
   t += fmt::format("  drops            {} total, {} on lossless priorities{}\n", num(s["drops"]["total"]),
                    num(s["drops"]["lossless"]), reasons.empty() ? "" : reasons + ")");
   t += fmt::format("  retransmits      {}\n", num(s["transport"]["retransmits"]));
+  if (const auto& r = s.value("reorder", nlohmann::json()); r.is_object() && r.value("packets", int64_t{0}) > 0) {
+    const auto& deepest = r["by_depth"].back();
+    const auto from = deepest["from"].get<int64_t>();
+    const std::string depth = deepest["to"].is_null() ? fmt::format("{}+", from)
+                              : deepest["to"].get<int64_t>() == from
+                                  ? fmt::format("{}", from)
+                                  : fmt::format("{}-{}", from, deepest["to"].get<int64_t>());
+    t += fmt::format("  out of order     {} data packets, the deepest {} PSNs past the next expected\n",
+                     num(r["packets"]), depth);
+  }
   return t;
 }
 

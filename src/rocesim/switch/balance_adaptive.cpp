@@ -1,11 +1,14 @@
 // Adaptive routing: each packet leaves by the equal-cost next hop whose egress port has the fewest bytes queued
-// (all classes, and what is left of the frame on the wire), ties going to the first such hop from the one a hash
-// of the packet (its five-tuple and PSN) names, so that equally loaded hops share a flow's packets. This is the decision
+// (all classes, and what is left of the frame on the wire); among equally loaded hops a hash of the packet (its
+// five-tuple and PSN) chooses, so that they share a flow's packets evenly. This is the decision
 // NVIDIA documents for its switches: InfiniBand adaptive routing "enables the switch to select the output port
 // based on the port's load" among the ports with minimal hops to the destination (InfiniBand Cluster Bring-up
 // Procedure, "Adaptive Routing": the TREE AR groups), and Spectrum's Ethernet adaptive routing selects "forwarding
 // paths dynamically based on the state of the switch, such as queue occupancy and port utilization" (Cumulus
 // Linux, "Adaptive Routing"). Only the local queues are read: no remote congestion feedback (unlike CONGA).
+#include <algorithm>
+#include <cstdint>
+
 #include "rocesim/switch/balance.hpp"
 #include "rocesim/switch/ecmp.hpp"
 
@@ -27,18 +30,20 @@ class LeastQueued final : public LoadBalancer {
     if (n == 1) {
       return 0;
     }
-    uint64_t key = ecmp_hash(p, seed_) ^ uint64_t{p.psn} << 32;  // the packet's own hash: ties spread per packet
-    const uint32_t first = ecmp_pick(splitmix64(key), n);
-    uint32_t best = first;
-    int64_t least = load.bytes(ports[first], now);
-    for (uint32_t k = 1; k < n && least > 0; ++k) {
-      const uint32_t i = first + k < n ? first + k : first + k - n;
-      if (const int64_t q = load.bytes(ports[i], now); q < least) {
-        least = q;
-        best = i;
+    int64_t least = INT64_MAX;
+    uint32_t ties = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const int64_t q = load.bytes(ports[i], now);
+      ties = q < least ? 1 : ties + (q == least);
+      least = std::min(least, q);
+    }
+    uint64_t key = ecmp_hash(p, seed_) ^ uint64_t { p.psn } << 32;  // the packet's own hash: ties spread per packet
+    uint32_t k = ecmp_pick(splitmix64(key), ties);
+    for (uint32_t i = 0;; ++i) {
+      if (load.bytes(ports[i], now) == least && k-- == 0) {
+        return i;
       }
     }
-    return best;
   }
 
  private:

@@ -11,6 +11,23 @@ namespace rocesim {
 
 namespace {
 
+// RDMA data packets that arrived past the next expected PSN, in all and by depth (PSNs past it: 1, 2-3, 4-7, ...;
+// the last bucket open-ended), from every NIC's counters.
+nlohmann::json reorder_json(const std::array<int64_t, kReorderBuckets>& depth) {
+  int64_t total = 0;
+  nlohmann::json by_depth = nlohmann::json::array();
+  for (int b = 0; b < kReorderBuckets; ++b) {
+    total += depth[b];
+    if (depth[b] > 0) {
+      const bool last = b + 1 == kReorderBuckets;
+      by_depth.push_back({{"from", int64_t{1} << b},
+                          {"to", last ? nlohmann::json(nullptr) : nlohmann::json((int64_t{1} << (b + 1)) - 1)},
+                          {"packets", depth[b]}});
+    }
+  }
+  return {{"packets", total}, {"by_depth", by_depth}};
+}
+
 nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
 
 // Host CPU core-seconds per server: what its NICs' transports used (RDMA: posting work requests; kernel TCP: its
@@ -165,11 +182,15 @@ nlohmann::json Totals::summary(const RunInfo& info) const {
   int64_t cnps = 0, data_sent = 0;
   // Packet-hops: frames that crossed one link (every frame a NIC or a switch port put on the wire).
   int64_t hops = pause_frames + resume_frames;
+  std::array<int64_t, kReorderBuckets> reorder{};
   for (const auto& n : net.nics()) {
     const NicCounters k = n->counters();
     cnps += k.cnps_sent;
     data_sent += k.data_sent;
     hops += k.data_sent + k.ctrl_sent;
+    for (int b = 0; b < kReorderBuckets; ++b) {
+      reorder[b] += k.reorder_depth[b];
+    }
   }
   for (const auto& sw : net.switches()) {
     for (uint16_t p = 0; p < sw->num_ports(); ++p) {
@@ -230,6 +251,7 @@ nlohmann::json Totals::summary(const RunInfo& info) const {
                     {"timeouts", timeouts},
                     {"naks", naks},
                     {"rnr_naks", rnr}};
+  j["reorder"] = reorder_json(reorder);
   const auto cons = net.conservation();
   j["cpu"] = cpu_json(net);
   j["packets"] = {{"sent", cons.sent},
