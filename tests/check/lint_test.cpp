@@ -83,6 +83,13 @@ TEST(Lint, EcnThresholdsAtOrAboveTheXoffPointFireAfterPfc) {
   EXPECT_EQ(at(x - Bytes(1'000), x + Bytes(2'000)), Codes{"ecn_kmax_above_xoff"});
 }
 
+TEST(Lint, PerPacketBalancingWithoutOutOfOrderPlacementIsAWarning) {
+  EXPECT_EQ(codes(lint_of(kFabric, {"routing.balance=spray"})), Codes{"reorder_without_placement"});
+  EXPECT_EQ(codes(lint_of(kFabric, {"routing.balance=adaptive"})), Codes{"reorder_without_placement"});
+  EXPECT_EQ(codes(lint_of(kFabric, {"routing.balance=spray", "nic.ooo_placement=true"})), Codes{});
+  EXPECT_EQ(codes(lint_of(kFabric, {"routing.balance=ecmp"})), Codes{});
+}
+
 TEST(Lint, CnpsOnAClassNeitherStrictNorLosslessAreAWarning) {
   EXPECT_EQ(codes(lint_of(kFabric, {"switch.ets.strict=[]"})), Codes{"cnp_unprotected"});
   EXPECT_EQ(codes(lint_of(kFabric, {"switch.ets.strict=[]", "switch.pfc.priorities=[3, 6]"})), Codes{});

@@ -294,6 +294,20 @@ void check_watchdog(const Config& c, std::vector<Finding>& out) {
   }
 }
 
+// Per-packet balancing reorders a queue pair's packets; RC without out-of-order placement answers every gap with a
+// NAK and resends everything after it (go-back-N).
+void check_reordering(const Config& c, std::vector<Finding>& out) {
+  if (!c.sc.balance || !c.sc.balance->per_packet() || c.sc.nic.ooo_placement) {
+    return;
+  }
+  const std::string mode = c.sc.balance->dump().value("type", std::string());
+  out.push_back({"warning", "reorder_without_placement", "nic.ooo_placement", "every RDMA queue pair",
+                 "routing.balance " + mode +
+                     " sends one queue pair's packets on several paths, and without out-of-order placement each "
+                     "packet that overtakes another is dropped with a NAK and everything after the gap is sent again",
+                 "nic.ooo_placement: true (or routing.balance: ecmp)"});
+}
+
 }  // namespace
 
 std::vector<Finding> lint(const Scenario& sc) {
@@ -305,6 +319,7 @@ std::vector<Finding> lint(const Scenario& sc) {
   check_cnp(c, out);
   check_dscp(c, out);
   check_watchdog(c, out);
+  check_reordering(c, out);
   return out;
 }
 
