@@ -345,7 +345,7 @@ Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, Time now) {
   const bool first = psn == q.tx_first, last = psn + 1 == q.tx_end;
   Packet* p = addressed(PacketKind::kData, q.dst, q.dst_qpn, q.tx_flow, psn, q.sport);
   if (entropies_ > 1 && !q.read_response) [[unlikely]] {
-    p->sport = next_entropy(q, qpn);
+    p->sport = next_entropy(q, qpn, psn);
   }
   p->payload = static_cast<uint16_t>(std::max(payload, 0));
   p->opcode = wire::data_opcode(q.op, first, last);
@@ -583,27 +583,43 @@ void RcTransport::take_placed(RecvQp& r, const Packet& about) {
 }
 
 // REPS's choice (Bonato et al., 2024, algorithm 1): the oldest entropy that came back unmarked, else the next
-// fresh one of the QP's range.
-uint16_t RcTransport::next_entropy(SendQp& q, uint32_t qpn) {
+// fresh one of the QP's range; kept per PSN until its ACK.
+uint16_t RcTransport::next_entropy(SendQp& q, uint32_t qpn, uint32_t psn) {
   SendSide& side = sq_side_[qpn];
+  uint16_t e = 0;
   if (side.recycled_head < side.recycled.size()) {
-    const uint16_t e = side.recycled[side.recycled_head++];
+    e = side.recycled[side.recycled_head++];
     if (side.recycled_head >= 64 && side.recycled_head * 2 >= side.recycled.size()) {
       side.recycled.erase(side.recycled.begin(),
                           side.recycled.begin() + static_cast<std::ptrdiff_t>(side.recycled_head));
       side.recycled_head = 0;
     }
-    return e;
+  } else {
+    const uint32_t k = side.fresh;
+    side.fresh = k + 1 < static_cast<uint32_t>(entropies_) ? k + 1 : 0;
+    e = static_cast<uint16_t>(49152 + (q.sport + k) % 16384);  // the ephemeral range, from the QP's own port on
   }
-  const uint32_t k = side.fresh;
-  side.fresh = k + 1 < static_cast<uint32_t>(entropies_) ? k + 1 : 0;
-  // Within the ephemeral range 49152-65535, from the QP's own port on.
-  return static_cast<uint16_t>(49152 + (q.sport + k) % 16384);
+  std::vector<uint16_t>& ring = side.sent_entropy;
+  if (psn - q.acked >= ring.size()) {  // grow, keeping the entropies of PSNs acked .. acked + size - 1
+    std::vector<uint16_t> bigger(std::bit_ceil(std::max<size_t>(psn - q.acked + 1, 64)));
+    for (size_t k = 0; k < ring.size(); ++k) {
+      const uint32_t at = q.acked + static_cast<uint32_t>(k);
+      bigger[at & (bigger.size() - 1)] = ring[at & (ring.size() - 1)];
+    }
+    ring = std::move(bigger);
+  }
+  ring[psn & (ring.size() - 1)] = e;
+  return e;
 }
 
-void RcTransport::entropy_acked(uint32_t qpn, uint16_t entropy, bool marked) {
-  if (!marked) {
-    sq_side_[qpn].recycled.push_back(entropy);
+void RcTransport::entropies_acked(uint32_t qpn, uint32_t from, uint32_t upto, bool marked) {
+  SendSide& side = sq_side_[qpn];
+  if (marked || side.sent_entropy.empty()) {
+    return;
+  }
+  const size_t mask = side.sent_entropy.size() - 1;
+  for (uint32_t psn = from; psn < upto && psn - from <= mask; ++psn) {
+    side.recycled.push_back(side.sent_entropy[psn & mask]);
   }
 }
 
@@ -666,8 +682,8 @@ void RcTransport::on_ack(Packet* p) {
     return;
   }
   const uint32_t upto = p->kind == PacketKind::kAck ? p->psn + 1 : p->psn;
-  if (entropies_ > 1 && p->kind == PacketKind::kAck) [[unlikely]] {
-    entropy_acked(qpn, p->sport, p->ack_ce > 0);
+  if (entropies_ > 1 && p->kind == PacketKind::kAck && upto > q.acked) [[unlikely]] {
+    entropies_acked(qpn, q.acked, upto, p->ack_ce > 0);
   }
   if (upto > q.acked) {
     // Payload newly acknowledged: of each message the ACK reaches, its packets up to `upto` (whole, but at most

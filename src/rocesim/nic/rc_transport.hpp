@@ -246,11 +246,13 @@ class RcTransport final : public NicTransport {
     int64_t posted_bytes = 0;  // of all messages posted (a message's offset on the QP)
     int64_t acked_bytes = 0;
     int64_t retransmits = 0, cnps = 0;
-    // routing.balance source: entropies acknowledged without a CE mark, to be used again (oldest first), and
-    // the offset from the QP's own port of the next fresh one.
+    // routing.balance source: entropies acknowledged without a CE mark, to be used again (oldest first), the
+    // offset from the QP's own port of the next fresh one, and the entropy each PSN not yet acknowledged went
+    // out with (slot psn % size, a power of two that grows with the packets in flight).
     std::vector<uint16_t> recycled;
     size_t recycled_head = 0;
     uint32_t fresh = 0;
+    std::vector<uint16_t> sent_entropy;
   };
   // Out-of-order placement (nic.ooo_placement): the WRITE packets a receive half has placed past its next
   // expected PSN, in a ring of a power of two slots (slot psn % size; opcode 0xFF marks an empty one) that grows
@@ -334,8 +336,9 @@ class RcTransport final : public NicTransport {
   static void grow_placed(RecvQp& r, uint32_t slots);
   // routing.balance source: the entropy (UDP source port) of a send half's next data packet, and what an ACK's
   // echo of one says about it.
-  uint16_t next_entropy(SendQp& q, uint32_t qpn);
-  void entropy_acked(uint32_t qpn, uint16_t entropy, bool marked);
+  uint16_t next_entropy(SendQp& q, uint32_t qpn, uint32_t psn);
+  // An ACK of PSNs from .. upto - 1: without a CE mark among them, their entropies are used again.
+  void entropies_acked(uint32_t qpn, uint32_t from, uint32_t upto, bool marked);
   void message_received(RecvQp& r, uint8_t opcode);
   // Resends from `psn` (go-back-N, IBTA vol 1, 9.7.5.1.1): counts the packets sent again, rewinds the message
   // being sent, and restarts the timeout.

@@ -17,7 +17,7 @@
 namespace rocesim {
 
 // What a balancer may read of its switch: the load of each egress port, the bytes queued there (all classes)
-// and those of the frame it is still serialising (what adaptive routing compares).
+// and those of the frame it is still serialising (what adaptive routing compares); INT64_MAX if its link is down.
 class PortLoad {
  public:
   virtual int64_t bytes(uint16_t port, Time now) const = 0;
@@ -27,10 +27,10 @@ class PortLoad {
 };
 
 // One switch's choice among the next hops of a packet's destination.
-// Contract: pick() returns an index into ports[0 .. n), n >= 1; `set` numbers the next-hop set in the switch's
-// current route table (sets_changed() says how many there are, before the first pick and after each new table).
-// It may keep state of its own and draw from its own random stream, and reads nothing of the switch but `load`:
-// the same packets at the same times give the same picks, however the run is cut.
+// Contract: pick() returns an index into ports[0 .. n), n >= 2 (a set of one port is not asked); `set` numbers the
+// next-hop set in the switch's current route table (sets_changed() says how many there are, before the first pick and
+// after each new table). It may keep state of its own and draw from its own random stream, and reads nothing of the
+// switch but `load`: the same packets at the same times give the same picks, however the run is cut.
 class LoadBalancer {
  public:
   virtual ~LoadBalancer() = default;

@@ -27,9 +27,6 @@ class LeastQueued final : public LoadBalancer {
  public:
   explicit LeastQueued(uint64_t seed) : seed_(seed) {}
   uint32_t pick(const Packet& p, uint32_t, const uint16_t* ports, uint32_t n, Time now, const PortLoad& load) override {
-    if (n == 1) {
-      return 0;
-    }
     int64_t least = INT64_MAX;
     uint32_t ties = 0;
     for (uint32_t i = 0; i < n; ++i) {

@@ -27,7 +27,7 @@ class SourceBalance final : public ConfiguredAlgorithm<BalanceAlgorithm, SourceP
  public:
   using ConfiguredAlgorithm::ConfiguredAlgorithm;
   std::unique_ptr<LoadBalancer> make(const BalancerInit&) const override { return nullptr; }
-  bool per_packet() const override { return true; }
+  bool per_packet() const override { return params().entropies > 1; }
   int entropies() const override { return static_cast<int>(params().entropies); }
 };
 

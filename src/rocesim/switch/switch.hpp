@@ -120,7 +120,11 @@ class Switch : public Node {
       const uint16_t set = route_set_[p.dst];
       const uint32_t b = set_offset_[set];
       const uint32_t n = set_offset_[set + 1u] - b;
-      return set_ports_[b + balancer_->pick(p, set, set_ports_ + b, n, sim_.now(), load_)];
+      if (n == 1) {  // (also an unreachable destination's set, whose one "port" is kNoRoute)
+        return set_ports_[b];
+      }
+      const Load load{ports_, busy_until_, *this};
+      return set_ports_[b + balancer_->pick(p, set, set_ports_ + b, n, sim_.now(), load)];
     }
     return hashed_route(p);
   }
@@ -260,12 +264,16 @@ class Switch : public Node {
   const uint32_t* set_offset_ = nullptr;
   const uint16_t* set_ports_ = nullptr;
   Ecmp ecmp_;
-  std::unique_ptr<LoadBalancer> balancer_;
+  std::unique_ptr<LoadBalancer> balancer_;  // routing.balance, if not the ECMP hash
   Rng rng_;
-  // What the balancer reads: the bytes queued at each port and those left of the frame being sent.
+  // What a balancer reads: the bytes queued at each port and those left of the frame being sent; a port whose
+  // link is down has no room at all (adaptive routing leaves a dead port alone, as the hardware does).
   struct Load final : PortLoad {
-    Load(const std::vector<Port>& p, const std::vector<Time>& b) : ports(p), busy_until(b) {}
+    Load(const std::vector<Port>& p, const std::vector<Time>& b, const Node& n) : ports(p), busy_until(b), node(n) {}
     int64_t bytes(uint16_t port, Time now) const override {
+      if (node.link_down(port)) [[unlikely]] {
+        return INT64_MAX;
+      }
       const Time left = busy_until[port] - now;
       const int64_t sending =
           left > Time()
@@ -275,7 +283,8 @@ class Switch : public Node {
     }
     const std::vector<Port>& ports;
     const std::vector<Time>& busy_until;
-  } load_{ports_, busy_until_};
+    const Node& node;
+  };
 };
 
 // A switch with PFC over a shared-buffer MMU (Ethernet), or with InfiniBand's credits if `ib` is given (FECN
