@@ -175,6 +175,17 @@ void Switch::set_balancer(std::unique_ptr<LoadBalancer> balancer) {
   }
 }
 
+uint16_t Switch::balanced_route(const Packet& p) {
+  const uint16_t set = route_set_[p.dst];
+  const uint32_t b = set_offset_[set];
+  const uint32_t n = set_offset_[set + 1u] - b;
+  if (n == 1) {  // (also an unreachable destination's set, whose one "port" is kNoRoute)
+    return set_ports_[b];
+  }
+  const Load load{ports_, busy_until_, *this};
+  return set_ports_[b + balancer_->pick(p, set, set_ports_ + b, n, sim_.now(), load)];
+}
+
 void Switch::schedule_routes(std::shared_ptr<const RouteTable> table, Time at) {
   scheduled_routes_.push_back(std::move(table));
   sim_.at(at, this, kEvRoutes, scheduled_routes_.size() - 1);

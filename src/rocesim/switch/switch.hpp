@@ -117,14 +117,7 @@ class Switch : public Node {
   // The egress port of `p`: its destination's next hops, one picked by the balancer or the ECMP hash.
   uint16_t route(const Packet& p) {
     if (balancer_) [[unlikely]] {
-      const uint16_t set = route_set_[p.dst];
-      const uint32_t b = set_offset_[set];
-      const uint32_t n = set_offset_[set + 1u] - b;
-      if (n == 1) {  // (also an unreachable destination's set, whose one "port" is kNoRoute)
-        return set_ports_[b];
-      }
-      const Load load{ports_, busy_until_, *this};
-      return set_ports_[b + balancer_->pick(p, set, set_ports_ + b, n, sim_.now(), load)];
+      return balanced_route(p);
     }
     return hashed_route(p);
   }
@@ -265,6 +258,8 @@ class Switch : public Node {
   const uint16_t* set_ports_ = nullptr;
   Ecmp ecmp_;
   std::unique_ptr<LoadBalancer> balancer_;  // routing.balance, if not the ECMP hash
+  // route() with a balancer; out of line so the ECMP path stays small where route() is inlined.
+  [[gnu::noinline]] uint16_t balanced_route(const Packet& p);
   Rng rng_;
   // What a balancer reads: the bytes queued at each port and those left of the frame being sent; a port whose
   // link is down has no room at all (adaptive routing leaves a dead port alone, as the hardware does).
