@@ -120,6 +120,7 @@ def scenarios(source):
         "infiniband": (sc("roce-vs-ib.yaml"), ["--set", "fabric=infiniband"], lambda out: flows_done(out) > 0,
                        "flows complete"),
         "iwarp": (sc("iwarp-lossy.yaml"), [], lambda out: flows_done(out) > 0, "flows complete"),
+        "irn-lossy": (sc("irn-vs-pfc.yaml"), [], lambda out: flows_done(out) == 31, "31 flows complete"),
         "capture-trace-hpcc-outputs": (RECORDS, [], has_bytes("trace.json", "PFC XOFF"),
                                        "pauses in trace.json, capture.pcapng, pfc.txt"),
         # iWARP's captured TCP numbers depend on the segments captured before them.

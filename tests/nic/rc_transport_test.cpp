@@ -328,4 +328,148 @@ TEST(RcTransport, SourceEntropiesReuseThoseAckedUnmarkedAndLeaveAMarkedOne) {
   EXPECT_EQ(t.b.rc.delivered(0), 400'000);
 }
 
+namespace {
+
+NicParams irn_params() {
+  NicParams p = params();
+  p.loss_recovery = "irn";
+  p.irn_bdp_cap = "off";
+  return p;
+}
+
+// The most data packets a sender had in flight (sent, not cumulatively acknowledged) as it sent each one, from
+// when the receiver's ACKs and NACKs reached it.
+uint32_t most_in_flight(const End& a, const End& b) {
+  uint32_t most = 0;
+  for (const End::Sent& d : a.sent) {
+    if (d.kind != PacketKind::kData) {
+      continue;
+    }
+    uint32_t acked = 0;
+    for (const End::Sent& c : b.sent) {
+      if (c.at + b.delay <= d.at) {
+        acked = std::max(acked, c.kind == PacketKind::kAck ? c.psn + 1 : c.psn);
+      }
+    }
+    uint32_t sent_upto = 0;
+    for (const End::Sent& e : a.sent) {
+      if (e.kind == PacketKind::kData && e.at <= d.at) {
+        sent_upto = std::max(sent_upto, e.psn + 1);
+      }
+    }
+    most = std::max(most, sent_upto - acked);
+  }
+  return most;
+}
+
+}  // namespace
+
+TEST(RcTransportIrn, OneLostPacketIsResentAloneAndEachLaterArrivalIsNacked) {
+  Pair t(irn_params());
+  t.a.rc.inject_drop(0, 2);
+  t.a.post(0, RdmaOp::kWrite, 8'000);  // PSN 0..7; 2 is lost
+  t.run();
+  // PSNs 3..7 are kept; each gets a NACK for PSN 2 (the cumulative ACK); only PSN 2 goes again.
+  EXPECT_EQ(psns(t.b, PacketKind::kNak), (std::vector<uint32_t>{2, 2, 2, 2, 2}));
+  EXPECT_EQ(psns(t.a, PacketKind::kData), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 2}));
+  EXPECT_EQ(t.a.records[0].retransmits, 1);
+  EXPECT_EQ(t.a.records[0].timeouts, 0);
+  EXPECT_EQ(t.b.rc.delivered(0), 8'000);
+  ASSERT_EQ(t.a.done.size(), 1u);
+  // The resend leaves when the first NACK arrives (PSN 3 sent, then a wire each way); the ACK of all 8 comes
+  // back at once when it fills the gap.
+  const Time nack = t.a.sent[3].at + t.a.delay * 2;
+  EXPECT_EQ(t.a.sent.back().at, nack);
+  EXPECT_EQ(psns(t.b, PacketKind::kAck).back(), 7u);
+  EXPECT_EQ(t.a.done[0].at, nack + t.a.delay * 2);
+  // Go-back-N on the same loss resends PSNs 2..7.
+  Pair g;
+  g.a.rc.inject_drop(0, 2);
+  g.a.post(0, RdmaOp::kWrite, 8'000);
+  g.run();
+  EXPECT_EQ(g.a.records[0].retransmits, 6);
+}
+
+TEST(RcTransportIrn, SeveralLostPacketsAreEachResentOnceAndSackedOnesAreNot) {
+  Pair t(irn_params());
+  for (uint32_t psn : {1u, 4u, 5u}) {
+    t.a.rc.inject_drop(0, psn);
+  }
+  t.a.post(0, RdmaOp::kWrite, 10'000);  // PSN 0..9
+  t.run();
+  const std::vector<uint32_t> data = psns(t.a, PacketKind::kData);
+  ASSERT_EQ(data.size(), 13u);
+  EXPECT_EQ(std::vector<uint32_t>(data.begin() + 10, data.end()), (std::vector<uint32_t>{1, 4, 5}));
+  EXPECT_EQ(t.a.records[0].retransmits, 3);
+  EXPECT_EQ(t.b.rc.delivered(0), 10'000);
+  ASSERT_EQ(t.a.done.size(), 1u);
+}
+
+TEST(RcTransportIrn, BdpCapBoundsThePacketsInFlight) {
+  NicParams p = irn_params();
+  p.irn_bdp_cap = "4";
+  Pair t(p);
+  t.a.post(0, RdmaOp::kWrite, 40'000);
+  t.run();
+  EXPECT_EQ(most_in_flight(t.a, t.b), 4u);
+  ASSERT_EQ(t.a.done.size(), 1u);
+  // Four packets per round trip of 2 us (the wire each way; the packets' own time is under 0.1 us each).
+  EXPECT_GE(t.a.done[0].at, Time::us(2 * 40 / 4));
+  // Without the cap the sender is limited by its line rate only.
+  Pair u(irn_params());
+  u.a.post(0, RdmaOp::kWrite, 40'000);
+  u.run();
+  EXPECT_GT(most_in_flight(u.a, u.b), 4u);
+  EXPECT_LT(u.a.done[0].at, Time::us(10));
+}
+
+TEST(RcTransportIrn, AutoBdpCapIsTheLineRateTimesTheBaseRoundTripInPackets) {
+  // 100 Gb/s x 2 us (the rig's base RTT) = 25,000 B = 25 packets of 1,000 B.
+  NicParams p = irn_params();
+  p.irn_bdp_cap = "auto";
+  Pair t(p);
+  t.b.delay = Time::us(20);  // ACKs come back late: the cap, not the ACK clock, holds the sender
+  t.a.post(0, RdmaOp::kWrite, 100'000);
+  t.run();
+  EXPECT_EQ(most_in_flight(t.a, t.b), 25u);
+}
+
+TEST(RcTransportIrn, TheTimeoutIsRtoLowWithFewPacketsInFlightAndRtoHighWithMore) {
+  NicParams p = irn_params();
+  p.irn_rto_low = Time::us(30);
+  p.irn_rto_high = Time::us(200);
+  // The last of 4 packets is lost: one in flight when PSN 2's ACK arrives, so RTO_low from then.
+  Pair t(p);
+  t.a.rc.inject_drop(0, 3);
+  t.a.post(0, RdmaOp::kWrite, 4'000);
+  t.run();
+  const std::vector<End::Sent>& s = t.a.sent;
+  ASSERT_EQ(psns(t.a, PacketKind::kData), (std::vector<uint32_t>{0, 1, 2, 3, 3}));
+  EXPECT_EQ(s[4].at, s[2].at + t.a.delay * 2 + Time::us(30));
+  EXPECT_EQ(t.a.records[0].timeouts, 1);
+  ASSERT_EQ(t.a.done.size(), 1u);
+  // All 10 packets lost: 10 in flight, so RTO_high; every one is sent again, the oldest first.
+  Pair h(p);
+  h.a.drop_data = true;
+  h.a.post(0, RdmaOp::kWrite, 10'000);
+  h.sim.run(Time::us(250));
+  const std::vector<uint32_t> data = psns(h.a, PacketKind::kData);
+  ASSERT_EQ(data.size(), 20u);
+  EXPECT_EQ(data[10], 0u);
+  EXPECT_EQ(data[19], 9u);
+  EXPECT_EQ(h.a.sent[10].at, Time::us(200));
+}
+
+TEST(RcTransportIrn, SendPacketsPastAGapAreKeptToo) {
+  Pair t(irn_params());
+  t.b.rc.post(WorkPost{WorkPost::kRecv, 0, WorkRequest{}, 0, 0, 1});
+  t.a.rc.inject_drop(0, 1);
+  t.a.post(0, RdmaOp::kSend, 4'000);
+  t.run();
+  EXPECT_EQ(psns(t.a, PacketKind::kData), (std::vector<uint32_t>{0, 1, 2, 3, 1}));
+  ASSERT_EQ(t.b.done.size(), 1u);
+  EXPECT_EQ(t.b.done[0].kind, WcKind::kRecv);
+  EXPECT_EQ(t.b.done[0].bytes, 4'000);
+}
+
 }  // namespace rocesim

@@ -179,6 +179,11 @@ void check_fabric(Scenario& sc, const YAML::Node& root) {
                      "fabric: infiniband does not model link failures or NIC faults (its links' credits would "
                      "have to be re-initialised); remove events or use fabric: roce-v2");
   }
+  if (sc.nic.irn()) {
+    throw InputError(sc.file, line_of(root["nic"]["loss_recovery"]), "nic.loss_recovery",
+                     "irn is RoCE without PFC (Mittal et al., SIGCOMM 2018); InfiniBand's credits never drop a "
+                     "packet, so it has no loss recovery to replace: use go_back_n or fabric: roce-v2");
+  }
   if (sc.capture) {
     throw InputError(sc.file, line_of(root["capture"]), "capture",
                      "captures are Ethernet (pcap); fabric: infiniband has no Ethernet frames to write");

@@ -61,6 +61,27 @@ const Schema<NicParams>& NicParams::schema() {
              "and the message completes when the gap fills, instead of being dropped and answered with a NAK "
              "(go-back-N); ConnectX-5 and later, for RC QPs (NVIDIA MLNX_OFED documentation, 'Out-of-Order (OOO) "
              "Data Placement'). SEND packets and READ responses are still taken in order only")
+        .add(&NicParams::loss_recovery, "loss_recovery", "go_back_n",
+             "how RC queue pairs recover lost packets: go_back_n (IBTA vol 1, 9.7.5.1.1: the receiver drops what "
+             "follows a gap, the sender resends from the missing packet) or irn (Mittal et al., 'Revisiting Network "
+             "Support for RDMA', SIGCOMM 2018: the receiver keeps packets past a gap and NACKs each with the PSN "
+             "it got, the sender resends only the missing ones, two timeouts, and in-flight packets capped at the "
+             "path's bandwidth-delay product)",
+             one_of({"go_back_n", "irn"}))
+        .add(&NicParams::irn_rto_low, "irn_rto_low", "100us",
+             "irn: the retransmission timeout while at most irn_rto_low_packets are in flight (IRN's RTO_low)",
+             at_least(Time::ns(1)))
+        .add(&NicParams::irn_rto_high, "irn_rto_high", "320us",
+             "irn: the retransmission timeout otherwise (IRN's RTO_high, the paper's estimate of the largest round "
+             "trip of its 40G fat-tree)",
+             at_least(Time::ns(1)))
+        .add(&NicParams::irn_rto_low_packets, "irn_rto_low_packets", "3",
+             "irn: in-flight packets up to which irn_rto_low applies (IRN's N)", in_range<int64_t>(0, 1 << 20),
+             "packets")
+        .add(&NicParams::irn_bdp_cap, "irn_bdp_cap", "auto",
+             "irn: packets a queue pair has in flight (sent, not cumulatively acknowledged) at most, IRN's BDP-FC: "
+             "auto (the QP's line rate x its path's base round trip / mtu, rounded up), off, or a count",
+             parses(parse_bdp_cap, {"auto", "off"}, "auto, off or a packet count"), "auto | off | packets")
         .reserved("cc", "congestion control, see nic.cc.*")
         .reserved("preset", "connectx-6: a NIC model's latency terms and message rate as defaults (see docs/model.md)");
     return sc;
@@ -84,6 +105,26 @@ wqe_gap: 4.65ns
 )"},
   };
   return all;
+}
+
+int64_t parse_bdp_cap(const std::string& s) {
+  if (s == "auto") {
+    return -1;
+  }
+  if (s == "off") {
+    return 0;
+  }
+  size_t used = 0;
+  int64_t n = 0;
+  try {
+    n = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || n < 1 || n > (1 << 24)) {
+    throw UnitError{"bad packet count '" + s + "' (expected auto, off or 1..16777216)"};
+  }
+  return n;
 }
 
 std::optional<PresetUse> apply_nic_preset(YAML::Node& nic, const ParseCtx& ctx) {

@@ -33,6 +33,13 @@ struct NicParams {
   int64_t cable_length = 0;    // metres, for the receive buffer's PFC headroom
   Time post_cpu;               // host CPU time of posting one work request (ibv_post_send)
   bool ooo_placement = false;  // WRITE packets ahead of a missing one are placed, not dropped (RcTransport)
+  // How an RC send half recovers lost packets: "go_back_n" (IBTA) or "irn" (selective repeat, Mittal et al. 2018).
+  std::string loss_recovery;
+  Time irn_rto_low;   // IRN: the timeout with at most irn_rto_low_packets in flight
+  Time irn_rto_high;  // IRN: the timeout otherwise
+  int64_t irn_rto_low_packets = 0;
+  std::string irn_bdp_cap;  // IRN: packets in flight per QP, "auto" (the path's BDP), "off" or a count
+  bool irn() const { return loss_recovery == "irn"; }
   static const Schema<NicParams>& schema();
 };
 
@@ -41,6 +48,9 @@ const std::vector<Preset>& nic_presets();
 // If `nic` (the scenario's `nic` mapping) names a preset, fills in the preset's values the user left out and
 // returns what it did; nothing if no preset is named.
 std::optional<PresetUse> apply_nic_preset(YAML::Node& nic, const ParseCtx& ctx);
+
+// nic.irn_bdp_cap: -1 for auto, 0 for off, else the packet count (throws UnitError).
+int64_t parse_bdp_cap(const std::string& s);
 
 // Parses "3:26, 6:48" (priority:DSCP) into the DSCP of each priority, -1 where unlisted (throws UnitError).
 std::array<int, 8> parse_prio_dscp_map(const std::string& s);

@@ -6,7 +6,7 @@
 namespace rocesim {
 
 RcTransport::RcTransport(const TransportContext& ctx, const NicParams& p, const CcAlgorithm& cc)
-    : telemetry_(cc.wants_telemetry()), ctx_(ctx), p_(p), cc_alg_(cc), np_(cc.cnp_interval()) {}
+    : telemetry_(cc.wants_telemetry()), irn_(p.irn()), ctx_(ctx), p_(p), cc_alg_(cc), np_(cc.cnp_interval()) {}
 
 void RcTransport::use_fabric(wire::Fabric f) {
   fabric_ = f;
@@ -61,6 +61,15 @@ uint32_t RcTransport::add_send_qp(const SendQpInit& init, Rate line_rate) {
   q.read_response = init.read_responder;
   q.op = init.read_responder ? RdmaOp::kRead : RdmaOp::kWrite;
   q.cc = cc_alg_.make(CcFlowInfo{line_rate, init.base_rtt, p_.mtu}, timers_);
+  if (irn_ && !init.read_responder) {
+    // BDP-FC (IRN section 3.2): auto is the QP's line rate over its path's round trip, in packets, rounded up.
+    const int64_t cap = parse_bdp_cap(p_.irn_bdp_cap);
+    const __int128 per_packet = __int128{8'000'000'000'000} * p_.mtu;
+    const __int128 bdp = (static_cast<__int128>(line_rate.bps()) * init.base_rtt.ps() + per_packet - 1) / per_packet;
+    q.max_inflight = cap > 0   ? static_cast<uint32_t>(cap)
+                     : cap < 0 ? static_cast<uint32_t>(std::clamp<__int128>(bdp, 1, 1 << 24))
+                               : 0;
+  }
   const auto qpn = static_cast<uint32_t>(send_.size());
   q.cc->owner = qpn;
   send_.push_back(std::move(q));
@@ -176,6 +185,7 @@ void RcTransport::fail_send_qp(uint32_t qpn) {
   SendSide& side = sq_side_[qpn];
   q.error = true;
   q.next_psn = q.acked = q.end_psn;  // nothing more goes out
+  q.resend = false;
   for (size_t i = side.head; i < side.msgs.size(); ++i) {
     fail_message(side.msgs[i], side.owner, side.handle, i == side.head ? WcStatus::kRetryExceeded : WcStatus::kFlushed);
   }
@@ -193,16 +203,17 @@ void RcTransport::fail_read_qp(uint32_t qpn) {
 
 void RcTransport::activate(uint32_t qpn) {
   SendQp& q = send_[qpn];
-  if (!q.active && q.next_psn < q.end_psn) {
+  if (!q.active && (q.next_psn < q.end_psn || q.resend)) {
     q.active = true;
     active_.push_back(qpn);
   }
 }
 
 void RcTransport::arm_rto(SendQp& q, uint32_t qpn) {
-  if (!q.rto_armed) {
+  if (!q.rto_armed || q.rto_deadline < q.rto_at) {
     q.rto_armed = true;
-    ctx_.sim.at(q.rto_deadline, &ctx_.node, kEvRto, qpn);
+    q.rto_at = q.rto_deadline;
+    ctx_.sim.at(q.rto_at, &ctx_.node, kEvRto, qpn);
   }
 }
 
@@ -215,14 +226,17 @@ void RcTransport::go_back(SendQp& q, uint32_t psn, uint32_t qpn) {
     }
     q.next_psn = psn;
   }
-  q.rto_deadline = ctx_.sim.now() + p_.retransmit_timeout;
+  if (irn_) {
+    irn_reset(q, qpn);
+    sq_side_[qpn].rto_base = ctx_.sim.now();
+  }
+  q.rto_deadline = ctx_.sim.now() + rto_after(q);
   activate(qpn);
   ctx_.nic.wake();
 }
 
-void RcTransport::seek_tx(SendQp& q, uint32_t qpn) {
+void RcTransport::seek_tx(SendQp& q, uint32_t qpn, uint32_t psn) {
   SendSide& side = sq_side_[qpn];
-  const uint32_t psn = q.next_psn;
   size_t i = std::min(side.tx, side.msgs.size() - 1);
   while (i > side.head && side.msgs[i].first_psn > psn) {
     --i;
@@ -335,11 +349,10 @@ void RcTransport::compact(SendSide& side) {
   }
 }
 
-Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, Time now) {
-  if (q.next_psn < q.tx_first || q.next_psn >= q.tx_end) {
-    seek_tx(q, qpn);
+Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, uint32_t psn, Time now) {
+  if (psn < q.tx_first || psn >= q.tx_end) {
+    seek_tx(q, qpn, psn);
   }
-  const uint32_t psn = q.next_psn++;
   const int64_t offset = int64_t{psn - q.tx_first} * p_.mtu;
   const int payload = static_cast<int>(std::min<int64_t>(p_.mtu, q.tx_size - offset));
   const bool first = psn == q.tx_first, last = psn + 1 == q.tx_end;
@@ -369,8 +382,11 @@ Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, Time now) {
   q.cc->on_sent(now, p->wire_bytes());
   pacing_changed(q);
   if (!q.rto_armed && !q.read_response) {  // a READ's requester, not its responder, recovers losses
-    q.rto_deadline = now + p_.retransmit_timeout;
+    q.rto_deadline = now + rto_after(q);
+    sq_side_[qpn].rto_base = now;
     arm_rto(q, qpn);
+  } else if (irn_ && !q.read_response) {  // more in flight: the timeout may become the longer one
+    q.rto_deadline = sq_side_[qpn].rto_base + rto_after(q);
   }
   ++cnt_.data_sent;
   return p;
@@ -389,7 +405,7 @@ bool RcTransport::take_injected(uint32_t qpn, uint32_t psn) {
 
 Time RcTransport::lone_ready() const {
   const SendQp& q = send_[active_[0]];
-  if (q.next_psn >= q.end_psn || window_full(q)) {
+  if ((q.next_psn >= q.end_psn || window_full(q)) && !q.resend) {
     return Time::max();
   }
   return std::max(q.next_send, q.hold_until);
@@ -399,7 +415,7 @@ uint8_t RcTransport::waiting_prios() const {
   uint8_t waiting = 0;
   for (uint32_t qpn : active_) {
     const SendQp& q = send_[qpn];
-    waiting |= static_cast<uint8_t>((q.next_psn < q.end_psn) << q.prio);
+    waiting |= static_cast<uint8_t>((q.next_psn < q.end_psn || q.resend) << q.prio);
   }
   return waiting;
 }
@@ -438,6 +454,9 @@ void RcTransport::on_event(uint32_t kind, uint64_t arg) {
 
 void RcTransport::on_rto(uint32_t qpn) {
   SendQp& q = send_[qpn];
+  if (!q.rto_armed || ctx_.sim.now() != q.rto_at) {  // one armed for an earlier deadline fired already
+    return;
+  }
   q.rto_armed = false;
   if (q.acked >= q.end_psn || q.acked >= q.next_psn) {  // nothing outstanding: the next send re-arms
     return;
@@ -451,6 +470,10 @@ void RcTransport::on_rto(uint32_t qpn) {
   }
   if (++q.retries > p_.retry_count) {
     fail_send_qp(qpn);
+    return;
+  }
+  if (irn_) {
+    irn_timeout(q, qpn);
     return;
   }
   go_back(q, q.acked, qpn);
@@ -518,6 +541,9 @@ void RcTransport::on_data(Packet* p) {
     }
   } else if (p->psn > r.expected) {
     if (out_of_order(r, *p)) {
+      if (irn_) {  // IRN's NACK: the cumulative ACK and the PSN that arrived
+        send_ctrl(PacketKind::kNak, *p, r.src, r.src_qpn, r.expected, sack_extra(p->psn));
+      }
       return;
     }
     if (!r.nak_sent) {
@@ -535,7 +561,8 @@ bool RcTransport::out_of_order(RecvQp& r, const Packet& p) {
   ++r.ooo;
   ++cnt_.reorder_depth[reorder_bucket(depth)];
   const bool write = p.opcode >= wire::kWriteFirst && p.opcode <= wire::kWriteOnlyImm;
-  if (!p_.ooo_placement || !write || depth >= kMaxPlaceWindow) {
+  const bool send = p.opcode <= wire::kSendOnly;
+  if (!((p_.ooo_placement && write) || (irn_ && (write || send))) || depth >= kMaxPlaceWindow) {
     return false;
   }
   if (depth >= r.placed.size()) {
@@ -564,8 +591,18 @@ void RcTransport::grow_placed(RecvQp& r, uint32_t slots) {
 
 void RcTransport::take_placed(RecvQp& r, const Packet& about) {
   const size_t mask = r.placed.size() - 1;
+  const uint32_t before = r.expected;
   for (Placed* s = &r.placed[r.expected & mask]; s->opcode != 0xFF; s = &r.placed[r.expected & mask]) {
     const Placed slot = *s;
+    if (slot.opcode == wire::kSendFirst || slot.opcode == wire::kSendOnly) {  // (irn) takes a posted receive
+      if (r.credits == 0) {  // receiver not ready: what was placed from here is dropped, as on_data does
+        std::fill(r.placed.begin(), r.placed.end(), Placed{});
+        r.nak_sent = true;
+        send_ctrl(PacketKind::kNak, about, r.src, r.src_qpn, r.expected, CtrlExtra{Packet::kFlagRnr, 0, 0});
+        return;
+      }
+      --r.credits;
+    }
     *s = Placed{};
     ++r.expected;
     r.delivered += slot.payload;
@@ -579,6 +616,11 @@ void RcTransport::take_placed(RecvQp& r, const Packet& about) {
     if (slot.flags & Packet::kFlagLast) {
       message_received(r, slot.opcode);
     }
+  }
+  if (irn_ && r.expected != before && r.since_ack > 0) {  // a filled gap is acknowledged at once
+    send_ctrl(PacketKind::kAck, about, r.src, r.src_qpn, r.expected - 1,
+              CtrlExtra{0, static_cast<uint16_t>(r.since_ack), static_cast<uint16_t>(r.ce_since_ack)});
+    r.since_ack = r.ce_since_ack = 0;
   }
 }
 
@@ -682,6 +724,8 @@ void RcTransport::on_ack(Packet* p) {
     return;
   }
   const uint32_t upto = p->kind == PacketKind::kAck ? p->psn + 1 : p->psn;
+  // irn: a NACK with the PSN that arrived (IRN's SACK), carried where a READ request has its DMA length.
+  const bool sack = irn_ && p->kind == PacketKind::kNak && !(p->flags & Packet::kFlagRnr) && p->dma_length() != 0;
   if (entropies_ > 1 && p->kind == PacketKind::kAck && upto > q.acked) [[unlikely]] {
     entropies_acked(qpn, q.acked, upto, p->ack_ce > 0);
   }
@@ -696,16 +740,20 @@ void RcTransport::on_ack(Packet* p) {
     for (size_t i = side.head; i < side.msgs.size() && side.msgs[i].first_psn < upto; ++i) {
       newly += covered(side.msgs[i], upto) - covered(side.msgs[i], q.acked);
     }
+    const uint32_t from = q.acked;
     q.acked = upto;
+    if (irn_) {
+      q.next_psn = std::max(q.next_psn, upto);  // (after a go-back, an ACK for what was sent before it)
+    }
     q.retries = 0;
-    q.rto_deadline = ctx_.sim.now() + p_.retransmit_timeout;
+    q.rto_deadline = ctx_.sim.now() + rto_after(q);
     AckInfo info;
     side.acked_bytes += newly;
     info.acked_bytes = side.acked_bytes;
     info.newly_acked = newly;
     info.acked_packets = q.acked;
-    info.packets = p->ack_pkts;
-    info.ce_packets = p->ack_ce;
+    info.packets = sack ? 0 : p->ack_pkts;
+    info.ce_packets = sack ? 0 : p->ack_ce;
     info.rtt = ctx_.sim.now() - p->sent;
     info.int_hops = p->int_hops();
     info.telemetry = p->telemetry();
@@ -716,6 +764,9 @@ void RcTransport::on_ack(Packet* p) {
       finish_message(side.msgs[side.head++], side.owner, side.handle);
     }
     compact(side);
+    if (irn_) {
+      irn_acked(q, qpn, from);
+    }
   }
   if (q.acked >= q.end_psn) {
     return;
@@ -726,12 +777,113 @@ void RcTransport::on_ack(Packet* p) {
     }
     q.hold_until = ctx_.sim.now() + p_.rnr_timer;
     go_back(q, p->psn, qpn);
+  } else if (sack) {
+    if (FlowRecord* rec = head_record(qpn)) {
+      ++rec->naks;
+    }
+    irn_nack(q, qpn, p->dma_length() - 1);
   } else if (p->kind == PacketKind::kNak && p->psn >= q.acked) {  // (a NAK overtaken by a later ACK is stale)
     if (FlowRecord* rec = head_record(qpn)) {
       ++rec->naks;
     }
     go_back(q, p->psn, qpn);
   }
+}
+
+// IRN's loss recovery (Mittal et al., SIGCOMM 2018, section 3.1), the sender's side: a NACK's PSN is received
+// (SACKed); every PSN from the cumulative ACK up to the highest SACKed one that no NACK reported is taken as lost
+// and sent once more, before new packets. The first NACK starts a recovery that lasts until the cumulative ACK
+// passes what had been sent then.
+void RcTransport::irn_nack(SendQp& q, uint32_t qpn, uint32_t sacked_psn) {
+  SendSide& side = sq_side_[qpn];
+  if (sacked_psn < q.acked || sacked_psn >= q.high) {
+    return;  // (stale: acknowledged since, or after a go-back)
+  }
+  std::vector<uint8_t>& ring = side.sacked;
+  if (sacked_psn - q.acked >= ring.size()) {  // grow, keeping the marks of PSNs acked .. acked + size - 1
+    std::vector<uint8_t> bigger(std::bit_ceil(std::max<size_t>(sacked_psn - q.acked + 1, 64)));
+    for (size_t k = 0; k < ring.size(); ++k) {
+      const uint32_t at = q.acked + static_cast<uint32_t>(k);
+      bigger[at & (bigger.size() - 1)] = ring[at & (ring.size() - 1)];
+    }
+    ring = std::move(bigger);
+  }
+  ring[sacked_psn & (ring.size() - 1)] = 1;
+  side.sack_high = std::max(side.sack_high, sacked_psn + 1);
+  if (!side.recovering) {
+    side.recovering = true;
+    side.recover = q.next_psn;
+    side.retx = q.acked;
+  }
+  side.retx = std::max(side.retx, q.acked);
+  q.resend = true;
+  activate(qpn);
+  ctx_.nic.wake();
+}
+
+void RcTransport::irn_acked(SendQp& q, uint32_t qpn, uint32_t from) {
+  SendSide& side = sq_side_[qpn];
+  side.rto_base = ctx_.sim.now();
+  if (!side.sacked.empty()) {
+    const size_t mask = side.sacked.size() - 1;
+    for (uint32_t psn = from; psn < q.acked && psn - from <= mask; ++psn) {
+      side.sacked[psn & mask] = 0;
+    }
+  }
+  side.retx = std::max(side.retx, q.acked);
+  if (side.recovering && q.acked >= side.recover) {
+    side.recovering = false;
+  }
+  if (q.acked < q.next_psn) {
+    arm_rto(q, qpn);  // (fewer packets in flight may mean the shorter timeout)
+  }
+}
+
+// A timeout: every PSN in flight that no NACK reported is sent again, the oldest first.
+void RcTransport::irn_timeout(SendQp& q, uint32_t qpn) {
+  SendSide& side = sq_side_[qpn];
+  side.recovering = true;
+  side.recover = q.next_psn;
+  side.retx = q.acked;
+  side.sack_high = std::max(side.sack_high, q.next_psn);
+  q.resend = true;
+  side.rto_base = ctx_.sim.now();
+  q.rto_deadline = ctx_.sim.now() + rto_after(q);
+  arm_rto(q, qpn);
+  activate(qpn);
+  ctx_.nic.wake();
+}
+
+Packet* RcTransport::resend_packet(SendQp& q, uint32_t qpn, Time now) {
+  SendSide& side = sq_side_[qpn];
+  const uint32_t end = std::min(side.sack_high, q.next_psn);
+  uint32_t psn = std::max(side.retx, q.acked);
+  const size_t mask = side.sacked.size() - 1;
+  while (psn < end && psn - q.acked < side.sacked.size() && side.sacked[psn & mask]) {
+    ++psn;
+  }
+  side.retx = psn + 1;
+  if (psn >= end) {
+    side.retx = psn;
+    q.resend = false;
+    return nullptr;
+  }
+  if (FlowRecord* rec = head_record(qpn)) {
+    ++rec->retransmits;
+  } else {
+    ++side.retransmits;
+  }
+  Packet* p = data_packet(q, qpn, psn, now);
+  p->flags |= Packet::kFlagAckReq;  // the receiver acknowledges the gap it fills at once
+  return p;
+}
+
+void RcTransport::irn_reset(SendQp& q, uint32_t qpn) {
+  SendSide& side = sq_side_[qpn];
+  std::fill(side.sacked.begin(), side.sacked.end(), 0);
+  side.sack_high = side.retx = side.recover = 0;
+  side.recovering = false;
+  q.resend = false;
 }
 
 }  // namespace rocesim

@@ -81,6 +81,12 @@ struct CtrlExtra {
 // congestion control's rate, retransmits from a NAK's PSN or after nic.retransmit_timeout, and goes to the error
 // state after nic.retry_count timeouts in a row.
 //
+// With nic.loss_recovery: irn (IRN, Mittal et al., SIGCOMM 2018, section 3.1) the receive half keeps WRITE and SEND
+// packets past a gap and answers each with a NACK that carries the next expected PSN and the PSN it got (a SACK);
+// the send half resends only the PSNs below the highest SACKed one that no NACK reported, times out after
+// nic.irn_rto_low or nic.irn_rto_high, and keeps at most nic.irn_bdp_cap packets in flight (BDP-FC). READ responses
+// are still recovered by the requester asking again from the first missing one.
+//
 // Contract: that of a NicTransport. It reaches the NIC only through TransportHost: wake() when something may be sent,
 // queue_control() for ACKs, NAKs, CNPs and READ requests, the records of its messages, and completions.
 class RcTransport final : public NicTransport {
@@ -228,12 +234,15 @@ class RcTransport final : public NicTransport {
     bool started = false;
     bool rto_armed = false;
     bool error = false;     // retries ran out: the QP sends nothing more, its requests fail (flushed)
+    bool resend = false;    // irn: a PSN below next_psn may be lost and is to be sent again
     uint8_t retries = 0;    // timeouts in a row without an ACK advancing
     Time last_tx;           // when the QP last started a packet
     int32_t last_wire = 0;  // its wire bytes
     Time next_send;         // last_tx + last_wire x 8 / rate, at the current rate (see pacing_changed)
     Time hold_until;        // after a receiver-not-ready NAK: the RNR timer
     Time rto_deadline;
+    Time rto_at;                // when the armed timeout event fires (an earlier deadline arms another)
+    uint32_t max_inflight = 0;  // irn: BDP-FC's cap on next_psn - acked (0: none)
     std::unique_ptr<CongestionControl> cc;
   };
   // What a send half needs beyond the hot path: its messages (those not yet acknowledged, from `head`), its
@@ -253,6 +262,15 @@ class RcTransport final : public NicTransport {
     size_t recycled_head = 0;
     uint32_t fresh = 0;
     std::vector<uint16_t> sent_entropy;
+    // nic.loss_recovery irn: the PSNs from the cumulative ACK on that NACKs reported received (a ring of a power of
+    // two slots, psn % size), one past the highest of them, the next PSN to consider resending, and while
+    // recovering, the PSN the cumulative ACK must reach to end the recovery (IRN's recovery sequence).
+    std::vector<uint8_t> sacked;
+    uint32_t sack_high = 0;
+    uint32_t retx = 0;
+    uint32_t recover = 0;
+    bool recovering = false;
+    Time rto_base;  // irn: since when the timeout runs (the last ACK advancing, or a send with none in flight)
   };
   // Out-of-order placement (nic.ooo_placement): the WRITE packets a receive half has placed past its next
   // expected PSN, in a ring of a power of two slots (slot psn % size; opcode 0xFF marks an empty one) that grows
@@ -303,11 +321,13 @@ class RcTransport final : public NicTransport {
   void on_read_request(Packet* p);
   void on_cnp(const Packet* p);
   bool window_full(const SendQp& q) const {
-    return q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window;
+    return (q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window) ||
+           (q.max_inflight != 0 && q.next_psn - q.acked >= q.max_inflight);
   }
   // After the congestion control may have changed the rate: recompute when the QP may send next.
   void pacing_changed(SendQp& q) { q.next_send = q.last_tx + q.cc->rate.tx_time(Bytes(q.last_wire)); }
-  Packet* data_packet(SendQp& q, uint32_t qpn, Time now);
+  // The data packet of `psn` (a new one: the caller has moved next_psn past it; or one sent again).
+  Packet* data_packet(SendQp& q, uint32_t qpn, uint32_t psn, Time now);
   // A new packet of `kind` from this NIC to queue pair `qpn` at `dst`: its message's flow tag, PSN and UDP source
   // port (the QP's ECMP entropy) set, the rest for the caller.
   Packet* addressed(PacketKind kind, uint32_t dst, uint32_t qpn, uint32_t flow, uint32_t psn, uint16_t sport) {
@@ -343,15 +363,38 @@ class RcTransport final : public NicTransport {
   // Resends from `psn` (go-back-N, IBTA vol 1, 9.7.5.1.1): counts the packets sent again, rewinds the message
   // being sent, and restarts the timeout.
   void go_back(SendQp& q, uint32_t psn, uint32_t qpn);
+  // The retransmission timeout after now: nic.retransmit_timeout, or irn's by the packets in flight.
+  Time rto_after(const SendQp& q) const {
+    if (!irn_) {
+      return p_.retransmit_timeout;
+    }
+    return q.next_psn - q.acked <= p_.irn_rto_low_packets ? p_.irn_rto_low : p_.irn_rto_high;
+  }
+  // Arms the timeout event for rto_deadline, unless one armed fires no later.
   void arm_rto(SendQp& q, uint32_t qpn);
+  // irn: a NACK's SACK at the sender (section 3.1's loss recovery), after its cumulative ACK was taken.
+  void irn_nack(SendQp& q, uint32_t qpn, uint32_t sacked_psn);
+  // irn: the cumulative ACK moved from `from` to q.acked: forgets the SACKs below it, ends a recovery it passed.
+  void irn_acked(SendQp& q, uint32_t qpn, uint32_t from);
+  // irn: the next PSN to send again (below the highest SACKed one and not SACKed itself), or nullptr when there
+  // is none (resend is then cleared).
+  Packet* resend_packet(SendQp& q, uint32_t qpn, Time now);
+  // irn: a timeout: what is in flight and not SACKed is sent again.
+  void irn_timeout(SendQp& q, uint32_t qpn);
+  // irn: a NACK's extra field, the PSN that arrived (+1: 0 is a plain NAK).
+  static CtrlExtra sack_extra(uint32_t psn) {
+    return CtrlExtra{0, static_cast<uint16_t>((psn + 1) >> 16), static_cast<uint16_t>((psn + 1) & 0xFFFF)};
+  }
+  // irn: forgets every SACK and ends the recovery (after a go-back).
+  void irn_reset(SendQp& q, uint32_t qpn);
   void on_rto(uint32_t qpn);
   void on_read_rto(uint32_t qpn);
   void send_read_request(RecvQp& r, const QpMessage& m, uint32_t psn);
   void issue_reads(RecvQp& r);
   // The first message of a send half: pacing and congestion control start now.
   void start_qp(SendQp& q);
-  // Makes the message next_psn is in the one being sent (after next_psn moved past it, or back).
-  void seek_tx(SendQp& q, uint32_t qpn);
+  // Makes the message `psn` is in the one being sent.
+  void seek_tx(SendQp& q, uint32_t qpn, uint32_t psn);
   // The record that counts a send half's events now (its oldest message's), or nullptr (a READ responder's).
   FlowRecord* head_record(uint32_t qpn);
   QpMessage message(uint32_t first_psn, const WorkRequest& wr, uint32_t record, uint32_t flow) const;
@@ -376,6 +419,7 @@ class RcTransport final : public NicTransport {
   std::vector<RecvQp> recv_;
   RcCounters cnt_;
   bool telemetry_ = false;
+  bool irn_ = false;        // nic.loss_recovery: irn
   int entropies_ = 0;       // routing.balance source: UDP source ports per send half; 0: its own only
   uint8_t wire_flags_ = 0;  // Packet::kFlagIb on InfiniBand
   wire::Fabric fabric_ = wire::Fabric::kRoceV2;
@@ -403,7 +447,7 @@ inline RcTransport::Next RcTransport::next_packet(uint8_t paused, Time now, Time
     }
     const uint32_t qpn = active_[rr_];
     SendQp& q = send_[qpn];
-    if (q.next_psn >= q.end_psn) {  // everything sent: leave the list until a post, NAK or timeout brings it back
+    if (q.next_psn >= q.end_psn && !q.resend) {  // all sent: leave the list until a post, NAK or timeout brings it back
       q.active = false;
       active_[rr_] = active_.back();
       active_.pop_back();
@@ -419,13 +463,22 @@ inline RcTransport::Next RcTransport::next_packet(uint8_t paused, Time now, Time
       ++rr_;
       continue;
     }
+    if (q.resend) [[unlikely]] {  // irn: a lost packet goes before new ones, whatever the window
+      if (Packet* p = resend_packet(q, qpn, now)) {
+        ++rr_;
+        return {p, !drops_.empty() && take_injected(qpn, p->psn)};
+      }
+      if (q.next_psn >= q.end_psn) {
+        continue;  // (leaves the list)
+      }
+    }
     if (window_full(q)) {  // a window-based controller caps the bytes in flight; an ACK reopens it
       ++rr_;
       continue;
     }
     ++rr_;
-    const uint32_t psn = q.next_psn;
-    Packet* p = data_packet(q, qpn, now);
+    const uint32_t psn = q.next_psn++;
+    Packet* p = data_packet(q, qpn, psn, now);
     return {p, !drops_.empty() && take_injected(qpn, psn)};
   }
   return {};
