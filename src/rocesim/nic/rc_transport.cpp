@@ -68,7 +68,7 @@ uint32_t RcTransport::add_send_qp(const SendQpInit& init, Rate line_rate) {
     const __int128 bdp = (static_cast<__int128>(line_rate.bps()) * init.base_rtt.ps() + per_packet - 1) / per_packet;
     q.max_inflight = cap > 0   ? static_cast<uint32_t>(cap)
                      : cap < 0 ? static_cast<uint32_t>(std::clamp<__int128>(bdp, 1, 1 << 24))
-                               : 0;
+                               : UINT32_MAX;
   }
   const auto qpn = static_cast<uint32_t>(send_.size());
   q.cc->owner = qpn;

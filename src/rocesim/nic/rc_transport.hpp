@@ -241,8 +241,8 @@ class RcTransport final : public NicTransport {
     Time next_send;         // last_tx + last_wire x 8 / rate, at the current rate (see pacing_changed)
     Time hold_until;        // after a receiver-not-ready NAK: the RNR timer
     Time rto_deadline;
-    Time rto_at;                // when the armed timeout event fires (an earlier deadline arms another)
-    uint32_t max_inflight = 0;  // irn: BDP-FC's cap on next_psn - acked (0: none)
+    Time rto_at;                         // when the armed timeout event fires (an earlier deadline arms another)
+    uint32_t max_inflight = UINT32_MAX;  // irn: BDP-FC's cap on next_psn - acked
     std::unique_ptr<CongestionControl> cc;
   };
   // What a send half needs beyond the hot path: its messages (those not yet acknowledged, from `head`), its
@@ -322,7 +322,7 @@ class RcTransport final : public NicTransport {
   void on_cnp(const Packet* p);
   bool window_full(const SendQp& q) const {
     return (q.cc->window > 0 && int64_t{q.next_psn - q.acked} * p_.mtu >= q.cc->window) ||
-           (q.max_inflight != 0 && q.next_psn - q.acked >= q.max_inflight);
+           q.next_psn - q.acked + 1 > q.max_inflight;  // (+1: UINT32_MAX, no cap, is never exceeded)
   }
   // After the congestion control may have changed the rate: recompute when the QP may send next.
   void pacing_changed(SendQp& q) { q.next_send = q.last_tx + q.cc->rate.tx_time(Bytes(q.last_wire)); }
