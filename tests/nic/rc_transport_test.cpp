@@ -460,6 +460,41 @@ TEST(RcTransportIrn, TheTimeoutIsRtoLowWithFewPacketsInFlightAndRtoHighWithMore)
   EXPECT_EQ(h.a.sent[10].at, Time::us(200));
 }
 
+TEST(RcTransportIrn, ATimeoutResendsOnlyWhatNoNackReported) {
+  // PSNs 2 and 5 of 10 are lost, and so is PSN 2's resend. The NACKs SACK 3, 4 and 6..9: recovery resends 2 and
+  // 5 once; PSN 5's resend lands, PSN 2's does not, and the timeout resends PSN 2 alone.
+  NicParams p = irn_params();
+  p.irn_rto_low = Time::us(30);
+  p.irn_rto_high = Time::us(200);
+  Pair t(p);
+  for (uint32_t psn : {2u, 5u, 2u}) {
+    t.a.rc.inject_drop(0, psn);
+  }
+  t.a.post(0, RdmaOp::kWrite, 10'000);
+  t.run();
+  EXPECT_EQ(psns(t.a, PacketKind::kData), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 2, 5, 2}));
+  EXPECT_EQ(t.a.records[0].timeouts, 1);
+  EXPECT_EQ(t.a.records[0].retransmits, 3);
+  EXPECT_EQ(t.b.rc.delivered(0), 10'000);
+  ASSERT_EQ(t.a.done.size(), 1u);
+}
+
+TEST(RcTransportIrn, AfterAnIdleSpellTheTimeoutRunsFromTheNextSend) {
+  // The first message is acknowledged at once; the second's only packet is lost 150 us later. Its timeout is
+  // RTO_low from its own send, not from the last ACK.
+  NicParams p = irn_params();
+  p.irn_rto_low = Time::us(100);
+  Pair t(p);
+  t.a.post(0, RdmaOp::kWrite, 1'000);
+  t.sim.run(Time::us(150));
+  t.a.rc.inject_drop(0, 1);
+  t.a.post(0, RdmaOp::kWrite, 1'000);
+  t.run();
+  ASSERT_EQ(psns(t.a, PacketKind::kData), (std::vector<uint32_t>{0, 1, 1}));
+  EXPECT_EQ(t.a.sent.back().at - t.a.sent[1].at, Time::us(100));
+  ASSERT_EQ(t.a.done.size(), 2u);
+}
+
 TEST(RcTransportIrn, SendPacketsPastAGapAreKeptToo) {
   Pair t(irn_params());
   t.b.rc.post(WorkPost{WorkPost::kRecv, 0, WorkRequest{}, 0, 0, 1});

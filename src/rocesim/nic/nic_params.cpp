@@ -80,7 +80,8 @@ const Schema<NicParams>& NicParams::schema() {
              "packets")
         .add(&NicParams::irn_bdp_cap, "irn_bdp_cap", "auto",
              "irn: packets a queue pair has in flight (sent, not cumulatively acknowledged) at most, IRN's BDP-FC: "
-             "auto (the QP's line rate x its path's base round trip / mtu, rounded up), off, or a count",
+             "auto (the QP's line rate x its path's base round trip / mtu, rounded up), off, or a count; at most 8192, "
+             "the packets a receiver keeps past a gap (beyond them it drops and NAKs, and the sender goes back)",
              parses(parse_bdp_cap, {"auto", "off"}, "auto, off or a packet count"), "auto | off | packets")
         .reserved("cc", "congestion control, see nic.cc.*")
         .reserved("preset", "connectx-6: a NIC model's latency terms and message rate as defaults (see docs/model.md)");
@@ -121,8 +122,9 @@ int64_t parse_bdp_cap(const std::string& s) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != s.size() || n < 1 || n > (1 << 24)) {
-    throw UnitError{"bad packet count '" + s + "' (expected auto, off or 1..16777216)"};
+  if (used != s.size() || n < 1 || n > 8192) {
+    throw UnitError{"bad packet count '" + s +
+                    "' (expected auto, off or 1..8192: the receiver keeps at most 8,192 packets past a gap)"};
   }
   return n;
 }

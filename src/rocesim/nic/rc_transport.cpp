@@ -4,6 +4,24 @@
 #include <bit>
 
 namespace rocesim {
+namespace {
+
+// Makes a ring of per-PSN slots (slot psn % size, a power of two) long enough to hold `psn`, keeping what it held
+// for the PSNs from `base` on (base .. base + size - 1).
+template <class T>
+void fit_psn_ring(std::vector<T>& ring, uint32_t base, uint32_t psn) {
+  if (psn - base < ring.size()) {
+    return;
+  }
+  std::vector<T> bigger(std::bit_ceil(std::max<size_t>(psn - base + 1, 64)));
+  for (size_t k = 0; k < ring.size(); ++k) {
+    const uint32_t at = base + static_cast<uint32_t>(k);
+    bigger[at & (bigger.size() - 1)] = ring[at & (ring.size() - 1)];
+  }
+  ring = std::move(bigger);
+}
+
+}  // namespace
 
 RcTransport::RcTransport(const TransportContext& ctx, const NicParams& p, const CcAlgorithm& cc)
     : telemetry_(cc.wants_telemetry()), irn_(p.irn()), ctx_(ctx), p_(p), cc_alg_(cc), np_(cc.cnp_interval()) {}
@@ -67,7 +85,7 @@ uint32_t RcTransport::add_send_qp(const SendQpInit& init, Rate line_rate) {
     const __int128 per_packet = __int128{8'000'000'000'000} * p_.mtu;
     const __int128 bdp = (static_cast<__int128>(line_rate.bps()) * init.base_rtt.ps() + per_packet - 1) / per_packet;
     q.max_inflight = cap > 0   ? static_cast<uint32_t>(cap)
-                     : cap < 0 ? static_cast<uint32_t>(std::clamp<__int128>(bdp, 1, 1 << 24))
+                     : cap < 0 ? static_cast<uint32_t>(std::clamp<__int128>(bdp, 1, kMaxPlaceWindow))
                                : UINT32_MAX;
   }
   const auto qpn = static_cast<uint32_t>(send_.size());
@@ -226,11 +244,12 @@ void RcTransport::go_back(SendQp& q, uint32_t psn, uint32_t qpn) {
     }
     q.next_psn = psn;
   }
+  q.rto_deadline = ctx_.sim.now() + rto_after(q);
   if (irn_) {
     irn_reset(q, qpn);
     sq_side_[qpn].rto_base = ctx_.sim.now();
+    arm_rto(q, qpn);
   }
-  q.rto_deadline = ctx_.sim.now() + rto_after(q);
   activate(qpn);
   ctx_.nic.wake();
 }
@@ -385,8 +404,13 @@ Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, uint32_t psn, Time now
     q.rto_deadline = now + rto_after(q);
     sq_side_[qpn].rto_base = now;
     arm_rto(q, qpn);
-  } else if (irn_ && !q.read_response) {  // more in flight: the timeout may become the longer one
-    q.rto_deadline = sq_side_[qpn].rto_base + rto_after(q);
+  } else if (irn_ && !q.read_response) {  // the timeout is chosen again by the packets now in flight
+    SendSide& side = sq_side_[qpn];
+    if (psn == q.acked && q.next_psn == psn + 1) {  // the only one in flight: it runs from now
+      side.rto_base = now;
+    }
+    q.rto_deadline = side.rto_base + rto_after(q);
+    arm_rto(q, qpn);
   }
   ++cnt_.data_sent;
   return p;
@@ -565,9 +589,7 @@ bool RcTransport::out_of_order(RecvQp& r, const Packet& p) {
   if (!((p_.ooo_placement && write) || (irn_ && (write || send))) || depth >= kMaxPlaceWindow) {
     return false;
   }
-  if (depth >= r.placed.size()) {
-    grow_placed(r, std::bit_ceil(std::max<uint32_t>(depth + 1, 64)));
-  }
+  fit_psn_ring(r.placed, r.expected, p.psn);
   Placed& slot = r.placed[p.psn & (r.placed.size() - 1)];
   if (slot.opcode == 0xFF) {  // (a second copy of a placed packet changes nothing)
     slot = Placed{p.payload, p.opcode, p.flags, p.ecn == wire::kCe};
@@ -577,18 +599,6 @@ bool RcTransport::out_of_order(RecvQp& r, const Packet& p) {
 
 // The placed packets are taken as the in-order path takes a packet: counted, acknowledged every ack_interval (or
 // at an AckReq), a message ending in one is received.
-void RcTransport::grow_placed(RecvQp& r, uint32_t slots) {
-  std::vector<Placed> ring(slots);
-  const auto old = static_cast<uint32_t>(r.placed.size());
-  for (uint32_t i = 0; i < old; ++i) {
-    if (r.placed[i].opcode != 0xFF) {  // the slot of the one PSN in [expected, expected + old) that is i mod old
-      const uint32_t psn = r.expected + ((i - r.expected) & (old - 1));
-      ring[psn & (slots - 1)] = r.placed[i];
-    }
-  }
-  r.placed = std::move(ring);
-}
-
 void RcTransport::take_placed(RecvQp& r, const Packet& about) {
   const size_t mask = r.placed.size() - 1;
   const uint32_t before = r.expected;
@@ -641,16 +651,8 @@ uint16_t RcTransport::next_entropy(SendQp& q, uint32_t qpn, uint32_t psn) {
     side.fresh = k + 1 < static_cast<uint32_t>(entropies_) ? k + 1 : 0;
     e = static_cast<uint16_t>(49152 + (q.sport + k) % 16384);  // the ephemeral range, from the QP's own port on
   }
-  std::vector<uint16_t>& ring = side.sent_entropy;
-  if (psn - q.acked >= ring.size()) {  // grow, keeping the entropies of PSNs acked .. acked + size - 1
-    std::vector<uint16_t> bigger(std::bit_ceil(std::max<size_t>(psn - q.acked + 1, 64)));
-    for (size_t k = 0; k < ring.size(); ++k) {
-      const uint32_t at = q.acked + static_cast<uint32_t>(k);
-      bigger[at & (bigger.size() - 1)] = ring[at & (ring.size() - 1)];
-    }
-    ring = std::move(bigger);
-  }
-  ring[psn & (ring.size() - 1)] = e;
+  fit_psn_ring(side.sent_entropy, q.acked, psn);
+  side.sent_entropy[psn & (side.sent_entropy.size() - 1)] = e;
   return e;
 }
 
@@ -777,7 +779,7 @@ void RcTransport::on_ack(Packet* p) {
     }
     q.hold_until = ctx_.sim.now() + p_.rnr_timer;
     go_back(q, p->psn, qpn);
-  } else if (sack) {
+  } else if (sack && p->psn >= q.acked) {  // (a NACK overtaken by a later ACK is stale)
     if (FlowRecord* rec = head_record(qpn)) {
       ++rec->naks;
     }
@@ -796,19 +798,11 @@ void RcTransport::on_ack(Packet* p) {
 // passes what had been sent then.
 void RcTransport::irn_nack(SendQp& q, uint32_t qpn, uint32_t sacked_psn) {
   SendSide& side = sq_side_[qpn];
-  if (sacked_psn < q.acked || sacked_psn >= q.high) {
-    return;  // (stale: acknowledged since, or after a go-back)
+  if (sacked_psn < q.acked || sacked_psn >= q.high || q.acked < side.sacks_from) {
+    return;  // (stale: acknowledged since, or sent before a go-back)
   }
-  std::vector<uint8_t>& ring = side.sacked;
-  if (sacked_psn - q.acked >= ring.size()) {  // grow, keeping the marks of PSNs acked .. acked + size - 1
-    std::vector<uint8_t> bigger(std::bit_ceil(std::max<size_t>(sacked_psn - q.acked + 1, 64)));
-    for (size_t k = 0; k < ring.size(); ++k) {
-      const uint32_t at = q.acked + static_cast<uint32_t>(k);
-      bigger[at & (bigger.size() - 1)] = ring[at & (ring.size() - 1)];
-    }
-    ring = std::move(bigger);
-  }
-  ring[sacked_psn & (ring.size() - 1)] = 1;
+  fit_psn_ring(side.sacked, q.acked, sacked_psn);
+  side.sacked[sacked_psn & (side.sacked.size() - 1)] = 1;
   side.sack_high = std::max(side.sack_high, sacked_psn + 1);
   if (!side.recovering) {
     side.recovering = true;
@@ -883,6 +877,7 @@ void RcTransport::irn_reset(SendQp& q, uint32_t qpn) {
   std::fill(side.sacked.begin(), side.sacked.end(), 0);
   side.sack_high = side.retx = side.recover = 0;
   side.recovering = false;
+  side.sacks_from = q.high;
   q.resend = false;
 }
 

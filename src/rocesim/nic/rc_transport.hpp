@@ -270,6 +270,9 @@ class RcTransport final : public NicTransport {
     uint32_t retx = 0;
     uint32_t recover = 0;
     bool recovering = false;
+    // After a go-back: NACKs count as cumulative ACKs only until the cumulative ACK reaches what had been sent
+    // before it (the receiver may have dropped what they SACK, and the go-back sends it again anyway).
+    uint32_t sacks_from = 0;
     Time rto_base;  // irn: since when the timeout runs (the last ACK advancing, or a send with none in flight)
   };
   // Out-of-order placement (nic.ooo_placement): the WRITE packets a receive half has placed past its next
@@ -352,8 +355,6 @@ class RcTransport final : public NicTransport {
   bool out_of_order(RecvQp& r, const Packet& p);
   // After `about` was taken in order: takes the placed packets that now follow, as if they arrived with it.
   void take_placed(RecvQp& r, const Packet& about);
-  // Makes the ring at least `slots` long (a power of two), keeping what it holds.
-  static void grow_placed(RecvQp& r, uint32_t slots);
   // routing.balance source: the entropy (UDP source port) of a send half's next data packet, and what an ACK's
   // echo of one says about it.
   uint16_t next_entropy(SendQp& q, uint32_t qpn, uint32_t psn);
