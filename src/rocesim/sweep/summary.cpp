@@ -41,6 +41,50 @@ std::string cell(const nlohmann::json& j, const char* pointer) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+// The (workload, operation) pairs of summary.json's collectives_by_op in any of the runs, in the order they first
+// appear (the first run's first).
+std::vector<std::pair<std::string, std::string>> collective_ops(
+    const std::vector<std::pair<std::string, nlohmann::json>>& runs) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, j] : runs) {
+    if (!j.is_object() || !j.contains("collectives_by_op") || !j["collectives_by_op"].is_array()) {
+      continue;
+    }
+    for (const nlohmann::json& c : j["collectives_by_op"]) {
+      std::pair<std::string, std::string> key{c.value("workload", std::string()), c.value("op", std::string())};
+      if (std::find(out.begin(), out.end(), key) == out.end()) {
+        out.push_back(std::move(key));
+      }
+    }
+  }
+  return out;
+}
+
+size_t collective_workloads(const std::vector<std::pair<std::string, nlohmann::json>>& runs) {
+  std::vector<std::string> seen;
+  for (const auto& [workload, op] : collective_ops(runs)) {
+    if (std::find(seen.begin(), seen.end(), workload) == seen.end()) {
+      seen.push_back(workload);
+    }
+  }
+  return seen.size();
+}
+
+// `key` of the collectives_by_op entry of (workload, op) in `j`, or "" where it has none.
+std::string collective_cell(const nlohmann::json& j, const std::string& workload, const std::string& op,
+                            const char* key) {
+  if (!j.is_object() || !j.contains("collectives_by_op") || !j["collectives_by_op"].is_array()) {
+    return "";
+  }
+  for (const nlohmann::json& c : j["collectives_by_op"]) {
+    if (c.value("workload", std::string()) == workload && c.value("op", std::string()) == op && c.contains(key) &&
+        !c[key].is_null()) {
+      return c[key].dump();
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string run_status(RunState state, const SweepRun& run, const std::map<std::string, int>& exit_codes) {
@@ -90,11 +134,12 @@ std::string compare_table(const std::vector<std::pair<std::string, nlohmann::jso
       rows[0].push_back("ratio");
     }
   }
-  for (const SummaryColumn& c : kSweepColumns) {
-    std::vector<std::string> row{c.column};
-    const std::string first = cell(runs.front().second, c.pointer);
+  // One row: each run's value of `get`, and its ratio to the first run's where both are numbers.
+  const auto add_row = [&](const std::string& name, const auto& get) {
+    std::vector<std::string> row{name};
+    const std::string first = get(runs.front().second);
     for (size_t i = 0; i < runs.size(); ++i) {
-      const std::string v = cell(runs[i].second, c.pointer);
+      const std::string v = get(runs[i].second);
       row.push_back(v.empty() ? "-" : v);
       if (i > 0) {
         std::string ratio = "-";
@@ -109,6 +154,17 @@ std::string compare_table(const std::vector<std::pair<std::string, nlohmann::jso
       }
     }
     rows.push_back(std::move(row));
+  };
+  for (const SummaryColumn& c : kSweepColumns) {
+    add_row(c.column, [&c](const nlohmann::json& j) { return cell(j, c.pointer); });
+  }
+  for (const auto& [workload, op] : collective_ops(runs)) {
+    const auto field = [&, w = workload, o = op](const char* key) {
+      return [=](const nlohmann::json& j) { return collective_cell(j, w, o, key); };
+    };
+    const std::string label = collective_workloads(runs) > 1 ? fmt::format("{} ({})", op, workload) : op;
+    add_row(fmt::format("{} busbw_GBps", label), field("busbw_GBps"));
+    add_row(fmt::format("{} time_us", label), field("time_us"));
   }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& r : rows) {

@@ -29,7 +29,8 @@ std::string sweep_summary_csv(const Manifest& m, const std::string& sweep_dir,
                               const std::map<std::string, int>& exit_codes = {});
 
 // `rocesim compare`: the key results (kSweepColumns) of runs, named, side by side, with each run's ratio to the
-// first where both are numbers. `runs`: (name, summary.json).
+// first where both are numbers; then, for each collective operation of summary.json's collectives_by_op, its bus
+// bandwidth and time per call. `runs`: (name, summary.json).
 std::string compare_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs);
 
 }  // namespace rocesim
