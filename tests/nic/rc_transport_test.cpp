@@ -51,11 +51,8 @@ class End final : public EventHandler, public TransportHost {
   std::vector<Completion> done;
   std::vector<FlowRecord> records;
 
-  End(Simulator& s, PacketPool& p, uint32_t host, const NicParams& np)
-      : EventHandler(s.new_source()),
-        sim(s),
-        pool(p),
-        rc(TransportContext{s, p, *this, host, {}, *this}, np, no_cc()) {}
+  End(Simulator& s, PacketPool& p, uint32_t host, const NicParams& np, const CcAlgorithm& cc = no_cc())
+      : EventHandler(s.new_source()), sim(s), pool(p), rc(TransportContext{s, p, *this, host, {}, *this}, np, cc) {}
 
   // A work request from the application: its record and its hold on the run, as the NIC makes them.
   void post(uint32_t qpn, RdmaOp op, int64_t bytes, uint64_t wr_id = 0) {
@@ -137,14 +134,16 @@ struct Pair {
   Simulator sim{1};
   PacketPool pool;
   End a, b;
-  explicit Pair(const NicParams& p = params(), bool read = false) : a(sim, pool, 0, p), b(sim, pool, 1, p) {
+  explicit Pair(const NicParams& p = params(), bool read = false, Rate rate = line(), Time base_rtt = Time::us(2),
+                const CcAlgorithm& cc = no_cc())
+      : a(sim, pool, 0, p, cc), b(sim, pool, 1, p, cc) {
     a.peer = &b;
     b.peer = &a;
     SendQpInit s;
     s.peer = 1;
     s.read_responder = read;
-    s.base_rtt = Time::us(2);
-    a.rc.add_send_qp(s, line());
+    s.base_rtt = base_rtt;
+    a.rc.add_send_qp(s, rate);
     RecvQpInit r;
     r.peer = 0;
     r.read_requester = read;
@@ -191,6 +190,39 @@ TEST(RcTransport, APsnGapGetsOneNakAndTheSenderGoesBackToIt) {
   EXPECT_EQ(t.a.records[0].retransmits, 6);
   EXPECT_EQ(t.b.rc.delivered(0), 8'000);
   ASSERT_EQ(t.a.done.size(), 1u);
+}
+
+TEST(RcTransport, AnAckPastTheGoBackPointIsNotSentAgain) {
+  // At 10 Gb/s (a packet every 800 ns, 1 us wires) PSN 1 is overtaken by PSN 2: B NAKs 1 at 2.6 us (dropping 2),
+  // then takes 1 at 2.8 us and acknowledges it. A gets the NAK at 3.6 us (PSN 4 sent, the next send at 4.0 us)
+  // and goes back to 1; the ACK of 1 arrives at 3.8 us, before that send, so A goes on from 2, not 1. B's NAK of
+  // 2 (PSN 3 arrived at 3.4 us past the gap 2 left) reaches A at 4.4 us: back to 2 again, sent at 4.8 us.
+  Pair t(params(), false, Rate::gbps(10));
+  t.a.late_psn = 1;
+  t.a.late_by = Time::us(1);
+  t.a.post(0, RdmaOp::kWrite, 8'000);  // PSN 0..7
+  t.run();
+  EXPECT_EQ(psns(t.b, PacketKind::kNak), (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(psns(t.a, PacketKind::kData), (std::vector<uint32_t>{0, 1, 2, 3, 4, 2, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(t.a.records[0].retransmits, 4);  // the packets sent again: 2, 2, 3, 4
+  ASSERT_EQ(t.a.done.size(), 1u);
+  EXPECT_EQ(t.b.rc.delivered(0), 8'000);
+}
+
+TEST(RcTransport, AWindowLimitedQueuePairGoesOnAfterAnAckPastItsGoBackPoint) {
+  // The same overtaking under HPCC's window (10 Gb/s x 20 us: 25 packets, so the timeline above holds): the ACK
+  // that passes the go-back point leaves 7 packets unacknowledged, not a window read as full for ever.
+  static const auto hpcc = parse_cc(YAML::Load("{type: hpcc}"), ParseCtx{"t"}, "nic.cc");
+  Pair t(params(), false, Rate::gbps(10), Time::us(20), *hpcc);
+  t.a.late_psn = 1;
+  t.a.late_by = Time::us(1);
+  t.a.post(0, RdmaOp::kWrite, 8'000);
+  t.run();
+  EXPECT_EQ(psns(t.b, PacketKind::kNak), (std::vector<uint32_t>{1, 2}));
+  ASSERT_EQ(t.a.done.size(), 1u);
+  EXPECT_EQ(t.a.done[0].status, WcStatus::kSuccess);
+  EXPECT_EQ(t.a.records[0].timeouts, 0);
+  EXPECT_EQ(t.b.rc.delivered(0), 8'000);
 }
 
 TEST(RcTransport, ALostLastPacketIsResentOneTimeoutAfterTheLastAckAdvanced) {

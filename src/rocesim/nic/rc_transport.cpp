@@ -168,6 +168,16 @@ void RcTransport::Timers::arm(CongestionControl* cc, Time at, uint32_t id) {
   ctx.sim.at(at, &ctx.node, kEvCcTimer, CcTimerArg{cc->owner, id}.encode());
 }
 
+void RcTransport::count_resent(uint32_t qpn) {
+  SendSide& side = sq_side_[qpn];
+  const uint32_t record = side.msgs[side.tx].record;
+  if (record == kNoRecord) {
+    ++side.retransmits;
+  } else {
+    ++ctx_.nic.record(record).retransmits;
+  }
+}
+
 FlowRecord* RcTransport::head_record(uint32_t qpn) {
   const SendSide& side = sq_side_[qpn];
   // The oldest message not yet acknowledged; after the last one completed, the last one (late CNPs count there).
@@ -236,14 +246,7 @@ void RcTransport::arm_rto(SendQp& q, uint32_t qpn) {
 }
 
 void RcTransport::go_back(SendQp& q, uint32_t psn, uint32_t qpn) {
-  if (psn < q.next_psn) {
-    if (FlowRecord* rec = head_record(qpn)) {
-      rec->retransmits += q.next_psn - psn;
-    } else {
-      sq_side_[qpn].retransmits += q.next_psn - psn;
-    }
-    q.next_psn = psn;
-  }
+  q.next_psn = std::min(q.next_psn, psn);
   q.rto_deadline = ctx_.sim.now() + rto_after(q);
   if (irn_) {
     irn_reset(q, qpn);
@@ -394,6 +397,9 @@ Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, uint32_t psn, Time now
   p->flags = static_cast<uint8_t>(
       (last ? Packet::kFlagLast : 0) | (last && !q.read_response ? Packet::kFlagAckReq : 0) |
       (window_full(q) ? Packet::kFlagAckReq : 0) | (psn < q.high ? Packet::kFlagRetx : 0) | wire_flags_);
+  if (psn < q.high) [[unlikely]] {
+    count_resent(qpn);
+  }
   q.high = std::max(q.high, psn + 1);
   p->sent = now;
   q.last_tx = now;
@@ -744,9 +750,8 @@ void RcTransport::on_ack(Packet* p) {
     }
     const uint32_t from = q.acked;
     q.acked = upto;
-    if (irn_) {
-      q.next_psn = std::max(q.next_psn, upto);  // (after a go-back, an ACK for what was sent before it)
-    }
+    // After a go-back, an ACK of what was sent before it: what it acknowledges is not sent again.
+    q.next_psn = std::max(q.next_psn, upto);
     q.retries = 0;
     q.rto_deadline = ctx_.sim.now() + rto_after(q);
     AckInfo info;
@@ -861,11 +866,6 @@ Packet* RcTransport::resend_packet(SendQp& q, uint32_t qpn, Time now) {
     side.retx = psn;
     q.resend = false;
     return nullptr;
-  }
-  if (FlowRecord* rec = head_record(qpn)) {
-    ++rec->retransmits;
-  } else {
-    ++side.retransmits;
   }
   Packet* p = data_packet(q, qpn, psn, now);
   p->flags |= Packet::kFlagAckReq;  // the receiver acknowledges the gap it fills at once

@@ -361,8 +361,8 @@ class RcTransport final : public NicTransport {
   // An ACK of PSNs from .. upto - 1: without a CE mark among them, their entropies are used again.
   void entropies_acked(uint32_t qpn, uint32_t from, uint32_t upto, bool marked);
   void message_received(RecvQp& r, uint8_t opcode);
-  // Resends from `psn` (go-back-N, IBTA vol 1, 9.7.5.1.1): counts the packets sent again, rewinds the message
-  // being sent, and restarts the timeout.
+  // Resends from `psn` (go-back-N, IBTA vol 1, 9.7.5.1.1): the next packet sent is `psn`'s, and the timeout
+  // restarts.
   void go_back(SendQp& q, uint32_t psn, uint32_t qpn);
   // The retransmission timeout after now: nic.retransmit_timeout, or irn's by the packets in flight.
   Time rto_after(const SendQp& q) const {
@@ -396,6 +396,8 @@ class RcTransport final : public NicTransport {
   void start_qp(SendQp& q);
   // Makes the message `psn` is in the one being sent.
   void seek_tx(SendQp& q, uint32_t qpn, uint32_t psn);
+  // A packet of the message being sent goes out again: its record counts it (a READ responder's half, itself).
+  void count_resent(uint32_t qpn);
   // The record that counts a send half's events now (its oldest message's), or nullptr (a READ responder's).
   FlowRecord* head_record(uint32_t qpn);
   QpMessage message(uint32_t first_psn, const WorkRequest& wr, uint32_t record, uint32_t flow) const;
