@@ -558,7 +558,9 @@ void RcTransport::on_data(Packet* p) {
     r.msg_bytes += p->payload;
     r.nak_sent = false;
     r.ce_since_ack += p->ecn == wire::kCe;
-    if (++r.since_ack >= p_.ack_interval || (p->flags & Packet::kFlagAckReq)) {
+    // irn: a packet that fills a gap is acknowledged once with the placed packets after it (take_placed).
+    const bool fills_gap = !r.placed.empty() && r.placed[r.expected & (r.placed.size() - 1)].opcode != 0xFF;
+    if ((++r.since_ack >= p_.ack_interval || (p->flags & Packet::kFlagAckReq)) && !(irn_ && fills_gap)) {
       send_ctrl(PacketKind::kAck, *p, r.src, r.src_qpn, r.expected - 1,
                 CtrlExtra{0, static_cast<uint16_t>(r.since_ack), static_cast<uint16_t>(r.ce_since_ack)});
       r.since_ack = r.ce_since_ack = 0;
@@ -566,7 +568,7 @@ void RcTransport::on_data(Packet* p) {
     if (p->flags & Packet::kFlagLast) {
       message_received(r, p->opcode);
     }
-    if (!r.placed.empty()) [[unlikely]] {
+    if (fills_gap) [[unlikely]] {
       take_placed(r, *p);
     }
   } else if (p->psn > r.expected) {
@@ -604,10 +606,9 @@ bool RcTransport::out_of_order(RecvQp& r, const Packet& p) {
 }
 
 // The placed packets are taken as the in-order path takes a packet: counted, acknowledged every ack_interval (or
-// at an AckReq), a message ending in one is received.
+// at an AckReq; irn: once, after the last), a message ending in one is received.
 void RcTransport::take_placed(RecvQp& r, const Packet& about) {
   const size_t mask = r.placed.size() - 1;
-  const uint32_t before = r.expected;
   for (Placed* s = &r.placed[r.expected & mask]; s->opcode != 0xFF; s = &r.placed[r.expected & mask]) {
     const Placed slot = *s;
     if (slot.opcode == wire::kSendFirst || slot.opcode == wire::kSendOnly) {  // (irn) takes a posted receive
@@ -624,7 +625,7 @@ void RcTransport::take_placed(RecvQp& r, const Packet& about) {
     r.delivered += slot.payload;
     r.msg_bytes += slot.payload;
     r.ce_since_ack += slot.ce;
-    if (++r.since_ack >= p_.ack_interval || (slot.flags & Packet::kFlagAckReq)) {
+    if ((++r.since_ack >= p_.ack_interval || (slot.flags & Packet::kFlagAckReq)) && !irn_) {
       send_ctrl(PacketKind::kAck, about, r.src, r.src_qpn, r.expected - 1,
                 CtrlExtra{0, static_cast<uint16_t>(r.since_ack), static_cast<uint16_t>(r.ce_since_ack)});
       r.since_ack = r.ce_since_ack = 0;
@@ -633,7 +634,7 @@ void RcTransport::take_placed(RecvQp& r, const Packet& about) {
       message_received(r, slot.opcode);
     }
   }
-  if (irn_ && r.expected != before && r.since_ack > 0) {  // a filled gap is acknowledged at once
+  if (irn_ && r.since_ack > 0) {  // a filled gap is acknowledged at once
     send_ctrl(PacketKind::kAck, about, r.src, r.src_qpn, r.expected - 1,
               CtrlExtra{0, static_cast<uint16_t>(r.since_ack), static_cast<uint16_t>(r.ce_since_ack)});
     r.since_ack = r.ce_since_ack = 0;
