@@ -108,10 +108,12 @@ class End final : public EventHandler, public TransportHost {
         put(n.packet);
       }
     }
-    if (earliest < Time::max()) {
+    if (earliest < Time::max() && (port_at_ <= sim.now() || earliest < port_at_)) {  // one wake-up pending
+      port_at_ = earliest;
       sim.at(earliest, this, kEvPort);
     }
   }
+  Time port_at_;
   void queue_control(Packet* p) override { put(p); }
   FlowRecord& record(uint32_t r) override { return records[r]; }
   void set_offset(uint32_t, int64_t) override {}
@@ -526,6 +528,34 @@ TEST(RcTransportIrn, AfterAnIdleSpellTheTimeoutRunsFromTheNextSend) {
   ASSERT_EQ(psns(t.a, PacketKind::kData), (std::vector<uint32_t>{0, 1, 1}));
   EXPECT_EQ(t.a.sent.back().at - t.a.sent[1].at, Time::us(100));
   ASSERT_EQ(t.a.done.size(), 2u);
+}
+
+TEST(RcTransportIrn, APacketDeeperThanTheKeptWindowFallsBackToGoBackN) {
+  // PSN 0 is lost twice (its first send and its resend after the first NACK) and the timeout is far: PSNs 1 ..
+  // 8191 are kept (8,191 NACKs), PSN 8192 is 8,192 past the gap, beyond what a receiver keeps: one plain NAK,
+  // the rest dropped. The sender goes back to 0; once 0 lands, the ACK covers the 8,191 kept packets, and the
+  // sender goes on from 8192 rather than resending them.
+  NicParams p = irn_params();
+  p.irn_rto_high = Time::ms(5);
+  Pair t(p);
+  t.a.rc.inject_drop(0, 0);
+  t.a.rc.inject_drop(0, 0);
+  t.a.post(0, RdmaOp::kWrite, 10'000'000);  // PSN 0..9999
+  t.run();
+  EXPECT_EQ(t.b.count(PacketKind::kNak), 8'192);
+  int zeros = 0;
+  for (uint32_t psn : psns(t.a, PacketKind::kData)) {
+    zeros += psn == 0;
+  }
+  EXPECT_EQ(zeros, 3);
+  EXPECT_EQ(t.a.records[0].timeouts, 0);
+  // Resent: PSN 0 twice; after the go-back, what went out before the ACK of the kept packets came back (a round
+  // trip of 2 us: at most 26 packets at 100 Gb/s); and the packets past 8192 that were dropped, those sent in the
+  // round trip before the go-back (at most 26 more). Going back over all 8,191 kept packets would be 8,000 more.
+  EXPECT_LE(t.a.records[0].retransmits, 2 + 26 + 26);
+  EXPECT_EQ(t.b.rc.delivered(0), 10'000'000);
+  ASSERT_EQ(t.a.done.size(), 1u);
+  EXPECT_EQ(t.a.done[0].status, WcStatus::kSuccess);
 }
 
 TEST(RcTransportIrn, SendPacketsPastAGapAreKeptToo) {
