@@ -66,4 +66,14 @@ TEST(Compare, TwoWorkloadsWithTheSameOperationAreNamedApart) {
   EXPECT_EQ(row(t, "all_reduce (workload.1) busbw_GBps").at(0), "20") << t;
 }
 
+TEST(Compare, AnEditedSummaryWithEntriesOfTheWrongTypeIsReadAsMissingNotACrash) {
+  nlohmann::json odd = nlohmann::json::parse(R"({"collectives_by_op": [3, {"op": 7, "busbw_GBps": 1},
+      {"workload": "workload.0", "op": "all_reduce", "busbw_GBps": "fast"}]})");
+  const std::string t = compare_table({{"a", odd}, {"b", summary(100.0, 10.0)}});
+  const auto busbw = row(t, "all_reduce busbw_GBps");
+  ASSERT_EQ(busbw.size(), 3u) << t;
+  EXPECT_EQ(busbw[0], "\"fast\"");
+  EXPECT_EQ(busbw[2], "-");
+}
+
 }  // namespace rocesim

@@ -41,6 +41,11 @@ std::string cell(const nlohmann::json& j, const char* pointer) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+// A string field of a collectives_by_op entry, or "" (a summary.json edited by hand may hold anything).
+std::string text_field(const nlohmann::json& c, const char* key) {
+  return c.is_object() && c.contains(key) && c[key].is_string() ? c[key].get<std::string>() : "";
+}
+
 // The (workload, operation) pairs of summary.json's collectives_by_op in any of the runs, in the order they first
 // appear (the first run's first).
 std::vector<std::pair<std::string, std::string>> collective_ops(
@@ -51,8 +56,8 @@ std::vector<std::pair<std::string, std::string>> collective_ops(
       continue;
     }
     for (const nlohmann::json& c : j["collectives_by_op"]) {
-      std::pair<std::string, std::string> key{c.value("workload", std::string()), c.value("op", std::string())};
-      if (std::find(out.begin(), out.end(), key) == out.end()) {
+      std::pair<std::string, std::string> key{text_field(c, "workload"), text_field(c, "op")};
+      if (!key.second.empty() && std::find(out.begin(), out.end(), key) == out.end()) {
         out.push_back(std::move(key));
       }
     }
@@ -77,8 +82,7 @@ std::string collective_cell(const nlohmann::json& j, const std::string& workload
     return "";
   }
   for (const nlohmann::json& c : j["collectives_by_op"]) {
-    if (c.value("workload", std::string()) == workload && c.value("op", std::string()) == op && c.contains(key) &&
-        !c[key].is_null()) {
+    if (text_field(c, "workload") == workload && text_field(c, "op") == op && c.contains(key) && !c[key].is_null()) {
       return c[key].dump();
     }
   }
