@@ -21,6 +21,19 @@ void fit_psn_ring(std::vector<T>& ring, uint32_t base, uint32_t psn) {
   ring = std::move(bigger);
 }
 
+// Drops the entries of a queue consumed from `head` once they are most of it (and at least 64), keeping at least
+// `keep` entries; returns how many were dropped, by which the caller moves its other indices into the queue down.
+template <class T>
+size_t drop_consumed(std::vector<T>& queue, size_t& head, size_t keep = 0) {
+  if (head < 64 || head * 2 < queue.size()) {
+    return 0;
+  }
+  const size_t n = std::min(head, queue.size() - keep);
+  queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
+  head -= n;
+  return n;
+}
+
 }  // namespace
 
 RcTransport::RcTransport(const TransportContext& ctx, const NicParams& p, const CcAlgorithm& cc)
@@ -363,12 +376,8 @@ void RcTransport::start_qp(SendQp& q) {
 // Drops the messages before `head` once they are most of the list (their records stay the NIC's).
 // The last message stays: late CNPs count there (head_record).
 void RcTransport::compact(SendSide& side) {
-  if (side.head >= 64 && side.head * 2 >= side.msgs.size()) {
-    const size_t n = std::min(side.head, side.msgs.size() - 1);
-    side.msgs.erase(side.msgs.begin(), side.msgs.begin() + static_cast<std::ptrdiff_t>(n));
-    side.tx -= std::min(side.tx, n);
-    side.head -= n;
-  }
+  const size_t n = drop_consumed(side.msgs, side.head, 1);
+  side.tx -= std::min(side.tx, n);
 }
 
 Packet* RcTransport::data_packet(SendQp& q, uint32_t qpn, uint32_t psn, Time now) {
@@ -648,11 +657,7 @@ uint16_t RcTransport::next_entropy(SendQp& q, uint32_t qpn, uint32_t psn) {
   uint16_t e = 0;
   if (side.recycled_head < side.recycled.size()) {
     e = side.recycled[side.recycled_head++];
-    if (side.recycled_head >= 64 && side.recycled_head * 2 >= side.recycled.size()) {
-      side.recycled.erase(side.recycled.begin(),
-                          side.recycled.begin() + static_cast<std::ptrdiff_t>(side.recycled_head));
-      side.recycled_head = 0;
-    }
+    drop_consumed(side.recycled, side.recycled_head);
   } else {
     const uint32_t k = side.fresh;
     side.fresh = k + 1 < static_cast<uint32_t>(entropies_) ? k + 1 : 0;
@@ -706,11 +711,7 @@ void RcTransport::on_read_response(RecvQp& r, const Packet* p) {
     r.deadline = ctx_.sim.now() + p_.retransmit_timeout;
     if ((p->flags & Packet::kFlagLast) && r.read_head < r.reads.size()) {
       const QpMessage m = r.reads[r.read_head++];
-      if (r.read_head >= 64 && r.read_head * 2 >= r.reads.size()) {
-        r.reads.erase(r.reads.begin(), r.reads.begin() + static_cast<std::ptrdiff_t>(r.read_head));
-        r.read_next -= r.read_head;
-        r.read_head = 0;
-      }
+      r.read_next -= drop_consumed(r.reads, r.read_head);
       issue_reads(r);
       finish_message(m, r.owner, r.handle);
     }
