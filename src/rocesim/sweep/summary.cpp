@@ -162,11 +162,12 @@ std::string compare_table(const std::vector<std::pair<std::string, nlohmann::jso
   for (const SummaryColumn& c : kSweepColumns) {
     add_row(c.column, [&c](const nlohmann::json& j) { return cell(j, c.pointer); });
   }
+  const bool named = collective_workloads(runs) > 1;
   for (const auto& [workload, op] : collective_ops(runs)) {
     const auto field = [&, w = workload, o = op](const char* key) {
       return [=](const nlohmann::json& j) { return collective_cell(j, w, o, key); };
     };
-    const std::string label = collective_workloads(runs) > 1 ? fmt::format("{} ({})", op, workload) : op;
+    const std::string label = named ? fmt::format("{} ({})", op, workload) : op;
     add_row(fmt::format("{} busbw_GBps", label), field("busbw_GBps"));
     add_row(fmt::format("{} time_us", label), field("time_us"));
   }
